@@ -1,0 +1,71 @@
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+/** The sample web archive shipped in the repository: the offline web when AGENT_API_WEB_ARCHIVE is unset. */
+export const SAMPLE_ARCHIVE_PATH = fileURLToPath(new URL('../web-archive/', import.meta.url));
+
+const bool = z
+  .enum(['0', '1', 'true', 'false', ''])
+  .optional()
+  .transform((v) => v === '1' || v === 'true');
+
+const list = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+
+const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
+
+/** Every setting, from the environment. The README's configuration table documents each one. */
+export const ConfigSchema = z.object({
+  AGENT_API_DB: z.string().min(1).default('./data/agent-api.db'),
+  AGENT_API_HOST: z.string().min(1).default('127.0.0.1'),
+  AGENT_API_PORT: int(8787, 0, 65535),
+  AGENT_API_KEY: z.string().optional(),
+  AGENT_API_ALLOWED_HOSTS: list,
+  AGENT_API_ALLOWED_ORIGINS: list,
+  AGENT_API_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  AGENT_API_WEB_ARCHIVE: z.string().optional(),
+  AGENT_API_OFFLINE: bool,
+  /** Loopback host:port pairs the SSRF-safe fetcher may reach; for tests and local benches only. */
+  AGENT_API_TEST_FETCH_ALLOW: list,
+  AGENT_API_RUNNER_CONCURRENCY: int(8, 1, 256),
+  AGENT_API_LEASE_MS: int(30_000, 200, 3_600_000),
+  AGENT_API_MAX_ATTEMPTS: int(5, 1, 100),
+  AGENT_API_RETRY_BASE_MS: int(1_000, 1, 3_600_000),
+  AGENT_API_POLL_MS: int(250, 5, 60_000),
+  AGENT_API_QUEUE_MAX_DEPTH: int(1_000, 1, 10_000_000),
+  AGENT_API_SEARCH_CONCURRENCY: int(4, 1, 256),
+  AGENT_API_FETCH_CONCURRENCY: int(16, 1, 256),
+  AGENT_API_WRITER_CONCURRENCY: int(4, 1, 256),
+  AGENT_API_FAILED_AUTH_PER_MINUTE: int(20, 1, 100_000),
+  AGENT_API_IDEMPOTENCY_TTL_HOURS: int(24, 24, 24 * 365),
+  SERP_PROVIDER: z.enum(['archive', 'dataforseo', 'serpapi']).default('archive'),
+  DATAFORSEO_LOGIN: z.string().optional(),
+  DATAFORSEO_PASSWORD: z.string().optional(),
+  DATAFORSEO_BASE_URL: z.string().url().default('https://api.dataforseo.com'),
+  SERPAPI_API_KEY: z.string().optional(),
+  SERPAPI_BASE_URL: z.string().url().default('https://serpapi.com'),
+  LLM_PROVIDER: z.enum(['extractive', 'openai', 'anthropic']).default('extractive'),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
+  OPENAI_MODEL: z.string().default('gpt-4o-mini'),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: z.string().url().default('https://api.anthropic.com'),
+  ANTHROPIC_MODEL: z.string().default('claude-sonnet-4-5'),
+  PERPLEXITY_API_KEY: z.string().optional(),
+  PERPLEXITY_BASE_URL: z.string().url().default('https://api.perplexity.ai'),
+  PROVIDER_TIMEOUT_MS: int(60_000, 100, 600_000),
+});
+
+export type Config = Readonly<z.infer<typeof ConfigSchema>>;
+
+/** Parses the environment once; a bad value fails fast with the variable's name. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  return Object.freeze(parsed.data);
+}
