@@ -1,0 +1,140 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createApp, VERSION, type App } from '../../app.ts';
+import type { Config } from '../../config.ts';
+import { initialise, type InitResult } from '../../engine/admin.ts';
+import { authenticate } from '../../engine/auth.ts';
+import { isWellFormedApiKey } from '../../engine/api-keys.ts';
+import { buildMcpServer } from '../../transport/mcp/server.ts';
+import { printJson, type CliIo } from '../output.ts';
+import { withStore } from '../store.ts';
+
+const BIN = fileURLToPath(new URL('../../../bin/agent-api.js', import.meta.url));
+
+/** The Claude Desktop entry (stdio) and the Streamable HTTP entry for this installation. */
+export function connectionSnippets(config: Config, apiKey: string, url: string) {
+  return {
+    stdio: {
+      mcpServers: {
+        'agent-api': {
+          command: 'node',
+          args: [BIN, 'mcp'],
+          env: { AGENT_API_KEY: apiKey, AGENT_API_DB: resolve(config.AGENT_API_DB) },
+        },
+      },
+    },
+    http: { mcpServers: { 'agent-api': { type: 'http', url: `${url}/mcp`, headers: { Authorization: `Bearer ${apiKey}` } } } },
+  };
+}
+
+function printInit(io: CliIo, config: Config, r: InitResult, url: string): void {
+  if (!r.apiKey) {
+    io.out(`agent-api is already initialised (organisation ${r.orgId}); no key was created.`);
+    io.out('Create another key with: npx agent-api keys create --org <id> --scopes <list>  (or: npx agent-api init --force-new-key)');
+    return;
+  }
+  const s = connectionSnippets(config, r.apiKey, url);
+  io.out(`Organisation ${r.orgId}, client ${r.clientId ?? '(none)'}.`);
+  io.out(`API key (shown once; store it now):\n\n  ${r.apiKey}\n`);
+  io.out('Claude Desktop (claude_desktop_config.json), MCP over stdio:');
+  io.out(JSON.stringify(s.stdio, null, 2));
+  io.out('\nMCP over Streamable HTTP (while `npm start` runs):');
+  io.out(JSON.stringify(s.http, null, 2));
+  io.out(`\nREST: curl -H "Authorization: Bearer ${r.apiKey}" ${url}/api/agent/v1/usage\n`);
+}
+
+/** Serves until SIGTERM/SIGINT, then shuts down gracefully (runs in flight finish or are handed back). */
+async function serveUntilSignal(app: App, io: CliIo, host: string, port: number): Promise<void> {
+  const { url } = await app.listen(host, port);
+  await app.startBackground();
+  io.err(`agent-api ${VERSION} serving REST at ${url}/api/agent/v1, MCP at ${url}/mcp, health at ${url}/healthz`);
+  await new Promise<void>((done) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      app.engine.logger.info({ signal }, 'shutting down');
+      void app.close().finally(done);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+}
+
+export function registerRunCommands(program: Command, config: Config, io: CliIo): void {
+  program
+    .command('init')
+    .description('create the database, a local organisation, a client and an all-scope key (printed once)')
+    .option('--json', 'print {"org_id","client_id","api_key"}')
+    .option('--force-new-key', 'when already initialised, create a new all-scope key')
+    .action(async (o: { json?: boolean; forceNewKey?: boolean }) => {
+      const r = await withStore(config, (s) => initialise(s.db, Date.now(), { forceNewKey: o.forceNewKey }));
+      if (o.json) printJson(io, { org_id: r.orgId, client_id: r.clientId, api_key: r.apiKey, ...(r.created ? {} : { already_initialised: true }) });
+      else printInit(io, config, r, `http://${config.AGENT_API_HOST}:${config.AGENT_API_PORT}`);
+    });
+
+  program
+    .command('serve')
+    .description('serve REST (/api/agent/v1), MCP Streamable HTTP (/mcp) and /healthz')
+    .option('--host <host>', 'address to bind', config.AGENT_API_HOST)
+    .option('--port <port>', 'port', (v) => Number(v), config.AGENT_API_PORT)
+    .action(async (o: { host: string; port: number }) => {
+      await serveUntilSignal(await createApp({ config }), io, o.host, o.port);
+    });
+
+  program
+    .command('start')
+    .description('initialise on first start (prints the key and how to connect), then serve')
+    .action(async () => {
+      const app = await createApp({ config });
+      const r = await initialise(app.database.db, Date.now());
+      const url = `http://${config.AGENT_API_HOST.includes(':') ? `[${config.AGENT_API_HOST}]` : config.AGENT_API_HOST}:${config.AGENT_API_PORT}`;
+      if (r.created) printInit(io, config, r, url);
+      else io.out(`agent-api: using organisation ${r.orgId} in ${resolve(config.AGENT_API_DB)} (keys are shown only when created; npx agent-api init --force-new-key makes a new one).`);
+      await serveUntilSignal(app, io, config.AGENT_API_HOST, config.AGENT_API_PORT);
+    });
+
+  program
+    .command('mcp')
+    .description('MCP over stdio, acting as the key in AGENT_API_KEY (logs on stderr only)')
+    .action(async () => {
+      const key = config.AGENT_API_KEY;
+      if (!key || !isWellFormedApiKey(key)) {
+        io.err('agent-api mcp: set AGENT_API_KEY to a key from `agent-api init` or `agent-api keys create`.');
+        process.exitCode = 2;
+        return;
+      }
+      const app = await createApp({ config });
+      try {
+        await authenticate(app.database.db, app.engine.clock, key);
+      } catch {
+        io.err('agent-api mcp: AGENT_API_KEY is not a valid, active key for this database (AGENT_API_DB).');
+        await app.close();
+        process.exitCode = 2;
+        return;
+      }
+      const server = buildMcpServer({
+        engine: app.engine,
+        operations: app.operations,
+        version: VERSION,
+        resolvePrincipal: () => authenticate(app.database.db, app.engine.clock, key),
+      });
+      const transport = new StdioServerTransport();
+      await app.startBackground();
+      await new Promise<void>((done) => {
+        let closing = false;
+        const shutdown = () => {
+          if (closing) return;
+          closing = true;
+          void app.close().finally(done);
+        };
+        transport.onclose = shutdown;
+        process.stdin.once('end', shutdown);
+        process.once('SIGTERM', shutdown);
+        process.once('SIGINT', shutdown);
+        void server.connect(transport);
+      });
+    });
+}

@@ -1,0 +1,48 @@
+import { ApiError } from '../errors.ts';
+import type { Clock } from '../clock.ts';
+import type { Db } from '../store/db.ts';
+import type { Plan } from '../store/schema.ts';
+import { findKeyByHash } from '../store/repos/api-keys.ts';
+import { hashApiKey, isWellFormedApiKey } from './api-keys.ts';
+import { PLAN_LIMITS } from './plans.ts';
+import { expandScopes, type Scope } from './scopes.ts';
+
+/** Who is calling: resolved from the key on every request. */
+export interface Principal {
+  orgId: string;
+  keyId: string;
+  scopes: ReadonlySet<Scope>;
+  plan: Plan;
+  subscriptionActive: boolean;
+  ratePerMinute: number;
+}
+
+const unauthorized = () => new ApiError('unauthorized', 'A valid API key is required.', undefined, { 'WWW-Authenticate': 'Bearer' });
+
+/** The token of an `Authorization: Bearer <token>` header, or null. The query string is never read for keys. */
+export function bearerToken(header: string | null | undefined): string | null {
+  if (!header) return null;
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  return m ? m[1]! : null;
+}
+
+/**
+ * Resolves a key to its principal or throws 401. Malformed keys (prefix, length, checksum) are rejected before any
+ * database read; revocation and expiry are read fresh each time, so they take effect on the next request.
+ */
+export async function authenticate(db: Db, clock: Clock, token: string | null): Promise<Principal> {
+  if (!token || !isWellFormedApiKey(token)) throw unauthorized();
+  const row = await findKeyByHash(db, hashApiKey(token));
+  const now = clock.now();
+  if (!row || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) throw unauthorized();
+  return {
+    orgId: row.org_id,
+    keyId: row.id,
+    scopes: expandScopes(JSON.parse(row.scopes) as string[]),
+    plan: row.plan,
+    subscriptionActive: row.subscription_status === 'active',
+    ratePerMinute: PLAN_LIMITS[row.plan].ratePerMinute,
+  };
+}
+
+export { unauthorized as unauthorizedError };

@@ -1,0 +1,63 @@
+import PQueue from 'p-queue';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import type { Db, DbStats } from '../store/db.ts';
+import { createIdempotencyService } from './idempotency.ts';
+import { createRateLimiter } from './rate-limit.ts';
+import { createUsageService } from './usage.ts';
+import { createRunner } from './runner/runner.ts';
+
+export interface EngineSettings {
+  runnerConcurrency: number;
+  leaseMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  pollMs: number;
+  queueMaxDepth: number;
+  idempotencyTtlMs: number;
+  failedAuthPerMinute: number;
+  concurrency: { search: number; fetch: number; writer: number; answer: number };
+}
+
+export interface EngineDeps {
+  db: Db;
+  dbStats: DbStats;
+  clock: Clock;
+  logger: Logger;
+  settings: EngineSettings;
+  /** Lease owner name for the runner (tests name their workers). */
+  runnerOwner?: string;
+}
+
+/**
+ * The engine: the services every operation and pipeline share. Built once by the composition root from its
+ * collaborators; holds no global state.
+ */
+export function createEngine(deps: EngineDeps) {
+  const { db, clock, logger, settings } = deps;
+  const usage = createUsageService({ db, clock, logger });
+  const idempotency = createIdempotencyService({ clock, ttlMs: settings.idempotencyTtlMs });
+  const rateLimiter = createRateLimiter(clock);
+  const failedAuthLimiter = createRateLimiter(clock);
+  const runner = createRunner({
+    db,
+    clock,
+    logger,
+    concurrency: settings.runnerConcurrency,
+    leaseMs: settings.leaseMs,
+    maxAttempts: settings.maxAttempts,
+    retryBaseMs: settings.retryBaseMs,
+    pollMs: settings.pollMs,
+    owner: deps.runnerOwner,
+  });
+  /** Outbound concurrency per provider kind, so one large job cannot starve the others. */
+  const limits = {
+    search: new PQueue({ concurrency: settings.concurrency.search }),
+    fetch: new PQueue({ concurrency: settings.concurrency.fetch }),
+    writer: new PQueue({ concurrency: settings.concurrency.writer }),
+    answer: new PQueue({ concurrency: settings.concurrency.answer }),
+  };
+  return { db, dbStats: deps.dbStats, clock, logger, settings, usage, idempotency, rateLimiter, failedAuthLimiter, runner, limits };
+}
+
+export type Engine = ReturnType<typeof createEngine>;

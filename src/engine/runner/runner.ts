@@ -1,0 +1,261 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
+import type { Logger } from '../../logger.ts';
+import { immediate, type Db } from '../../store/db.ts';
+import { claimRun, countExpiredLeases, renewLease, updateLeasedRun, type Lease, type RunRow } from '../../store/repos/runs.ts';
+import { ProviderError } from '../../providers/types.ts';
+import { PermanentError, RetryableError, type HookContext, type Pipeline } from './types.ts';
+
+export interface RunnerOptions {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  pipelines?: readonly Pipeline[];
+  /** Steps in flight at once in this process. */
+  concurrency: number;
+  leaseMs: number;
+  maxAttempts: number;
+  /** First retry delay; doubles per attempt, capped at 10 minutes. */
+  retryBaseMs: number;
+  /** How often to look for due work that no local event announced (other processes, retries, expired leases). */
+  pollMs: number;
+  /** Lease owner name; defaults to host:pid:random. */
+  owner?: string;
+}
+
+/** The client-safe text of a step failure, and whether another attempt may succeed. */
+function classify(err: unknown, stepName: string): { message: string; retryable: boolean } {
+  if (err instanceof PermanentError) return { message: err.message, retryable: false };
+  if (err instanceof RetryableError) return { message: err.message, retryable: true };
+  if (err instanceof ProviderError) return { message: `${stepName}: ${err.message}`, retryable: err.retryable };
+  return { message: `${stepName} failed with an internal error`, retryable: true };
+}
+
+class LeaseLost extends Error {}
+
+/**
+ * The durable runner: runs are rows, claimed with a lease by one statement, run one step at a time, and written back
+ * in one fenced transaction (output, resource move, queue row). Expired leases are claimable, so work a crashed
+ * process held is picked up again; a stalled worker's late write-back fails the fencing check and is discarded.
+ */
+export function createRunner(opts: RunnerOptions) {
+  const { db, clock, logger } = opts;
+  const owner = opts.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const pipelines = new Map((opts.pipelines ?? []).map((p) => [p.kind, p]));
+  let kinds = [...pipelines.keys()];
+  const inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  let timer: NodeJS.Timeout | undefined;
+  let stopping = false;
+  let scheduled = false;
+  let ticking: Promise<void> | null = null;
+  const idleWaiters: Array<() => void> = [];
+
+  const hookCtx = (trx: Db, run: RunRow, checkpoint: Record<string, unknown>): HookContext => ({
+    trx,
+    runId: run.id,
+    resourceId: run.resource_id,
+    orgId: run.org_id,
+    checkpoint,
+    now: clock.now(),
+  });
+
+  /** A fenced transaction: throws LeaseLost (and rolls back) when the lease is no longer ours. */
+  async function fenced(lease: Lease, work: (trx: Db) => Promise<void>, patch: Parameters<typeof updateLeasedRun>[2]) {
+    await immediate(db, async (trx) => {
+      if (!(await updateLeasedRun(trx, lease, patch, clock.now()))) throw new LeaseLost();
+      await work(trx);
+    });
+  }
+
+  async function fail(run: RunRow, lease: Lease, pipeline: Pipeline, checkpoint: Record<string, unknown>, message: string) {
+    await fenced(lease, (trx) => pipeline.onFail(hookCtx(trx, run, checkpoint), message), {
+      state: 'failed',
+      last_error: message,
+      lease_owner: null,
+      lease_expires_at: null,
+    });
+    logger.warn({ runId: run.id, kind: run.kind, resourceId: run.resource_id }, `run failed: ${message}`);
+  }
+
+  async function execute(run: RunRow, abort: AbortController): Promise<void> {
+    const pipeline = pipelines.get(run.kind)!;
+    const lease: Lease = { runId: run.id, owner, token: run.lease_token };
+    const checkpoint = JSON.parse(run.checkpoint) as Record<string, unknown>;
+    const step = pipeline.steps[run.step];
+    const renew = setInterval(() => {
+      renewLease(db, lease, clock.now() + opts.leaseMs)
+        .then((held) => held || abort.abort(new LeaseLost()))
+        .catch((err: unknown) => logger.warn({ err, runId: run.id }, 'lease renewal failed'));
+    }, Math.max(50, Math.floor(opts.leaseMs / 3)));
+    renew.unref();
+    try {
+      if (!step) {
+        await fenced(lease, (trx) => pipeline.onComplete(hookCtx(trx, run, checkpoint)), {
+          state: 'done',
+          lease_owner: null,
+          lease_expires_at: null,
+        });
+        return;
+      }
+      const maxAttempts = pipeline.maxAttempts ?? run.max_attempts;
+      if (run.attempts > maxAttempts) {
+        await fail(run, lease, pipeline, checkpoint, run.last_error ?? `${step.name} did not finish after ${maxAttempts} attempts`);
+        return;
+      }
+      if (pipeline.beforeStep) {
+        await fenced(lease, (trx) => pipeline.beforeStep!(hookCtx(trx, run, checkpoint), step, run.step), {});
+      }
+      let output: unknown;
+      try {
+        output = await step.run({
+          runId: run.id,
+          resourceId: run.resource_id,
+          orgId: run.org_id,
+          attempt: run.attempts,
+          checkpoint,
+          signal: abort.signal,
+          db,
+          idempotencyKey: (part) => `${run.id}:${step.name}${part ? `:${part}` : ''}`,
+        });
+        if (abort.signal.aborted) throw abort.signal.reason ?? new LeaseLost();
+      } catch (err) {
+        if (err instanceof LeaseLost || abort.signal.reason instanceof LeaseLost) throw new LeaseLost();
+        if (stopping && abort.signal.aborted) {
+          // Shutdown interrupted the step: hand the run back untouched, without spending an attempt.
+          await fenced(lease, async () => undefined, { attempts: run.attempts - 1, lease_owner: null, lease_expires_at: null });
+          return;
+        }
+        const { message, retryable } = classify(err, step.name);
+        logger.warn({ err, runId: run.id, kind: run.kind, step: step.name, attempt: run.attempts }, 'step failed');
+        if (!retryable || run.attempts >= maxAttempts) {
+          await fail(run, lease, pipeline, checkpoint, message);
+        } else {
+          const delay = Math.min(600_000, opts.retryBaseMs * 2 ** (run.attempts - 1));
+          await fenced(lease, async () => undefined, {
+            run_after: clock.now() + delay,
+            last_error: message,
+            lease_owner: null,
+            lease_expires_at: null,
+          });
+        }
+        return;
+      }
+      const next = { ...checkpoint, [step.name]: output ?? null };
+      const last = run.step + 1 >= pipeline.steps.length;
+      let paused = false;
+      await immediate(db, async (trx) => {
+        if (!(await updateLeasedRun(trx, lease, {}, clock.now()))) throw new LeaseLost();
+        const ctx = hookCtx(trx, run, next);
+        paused = (await pipeline.afterStep?.(ctx, step, run.step, output)) === 'pause';
+        if (last && !paused) await pipeline.onComplete(ctx);
+        await updateLeasedRun(
+          trx,
+          lease,
+          {
+            state: last && !paused ? 'done' : paused ? 'waiting' : 'pending',
+            step: run.step + 1,
+            attempts: 0,
+            run_after: clock.now(),
+            checkpoint: JSON.stringify(next),
+            last_error: null,
+            lease_owner: null,
+            lease_expires_at: null,
+          },
+          clock.now(),
+        );
+      });
+    } catch (err) {
+      if (err instanceof LeaseLost) {
+        logger.warn({ runId: run.id, kind: run.kind }, 'lease lost: discarding this attempt (another worker owns the run)');
+        return;
+      }
+      logger.error({ err, runId: run.id, kind: run.kind }, 'runner write-back failed; the lease will expire and the step re-run');
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  function launch(run: RunRow): void {
+    const abort = new AbortController();
+    const done = execute(run, abort).finally(() => {
+      inFlight.delete(run.id);
+      schedule();
+      if (inFlight.size === 0) idleWaiters.splice(0).forEach((w) => w());
+    });
+    inFlight.set(run.id, { abort, done });
+  }
+
+  /** Claims due runs up to the concurrency limit. */
+  async function tick(): Promise<number> {
+    let claimed = 0;
+    while (!stopping && inFlight.size < opts.concurrency) {
+      let run: RunRow | undefined;
+      try {
+        run = await claimRun(db, kinds, owner, clock.now(), opts.leaseMs);
+      } catch (err) {
+        logger.warn({ err }, 'claim failed; will retry');
+        break;
+      }
+      if (!run) break;
+      claimed++;
+      launch(run);
+    }
+    return claimed;
+  }
+
+  function schedule(): void {
+    if (scheduled || stopping) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      ticking ??= tick()
+        .then(() => undefined)
+        .finally(() => (ticking = null));
+    });
+  }
+
+  return {
+    owner,
+    /** Adds a pipeline (families register theirs once the engine exists). */
+    register(pipeline: Pipeline): void {
+      pipelines.set(pipeline.kind, pipeline);
+      kinds = [...pipelines.keys()];
+    },
+    /** Starts polling and claims what is due now, including runs whose leases expired while nobody held them. */
+    async start(): Promise<void> {
+      stopping = false;
+      const expired = await countExpiredLeases(db, clock.now());
+      if (expired) logger.info({ expired }, 'recovering runs whose lease expired');
+      timer = setInterval(schedule, opts.pollMs);
+      timer.unref();
+      schedule();
+    },
+    /** Announces new work (after a commit) so it starts without waiting for the poll. */
+    notify: schedule,
+    /** Claims and runs until nothing is due and nothing is in flight (tests and benchmarks; fake clocks). */
+    async runUntilIdle(): Promise<void> {
+      for (;;) {
+        const claimed = await tick();
+        if (inFlight.size === 0 && claimed === 0) return;
+        await Promise.race([...inFlight.values()].map((f) => f.done));
+      }
+    },
+    /**
+     * Graceful stop: claim nothing more, let steps in flight finish for up to `graceMs`, then abort the rest; an
+     * aborted step hands its run back (lease released, attempt not counted), so a restart resumes it at once.
+     */
+    async stop(graceMs = 10_000): Promise<void> {
+      stopping = true;
+      if (timer) clearInterval(timer);
+      if (inFlight.size === 0) return;
+      const idle = new Promise<void>((resolve) => idleWaiters.push(resolve));
+      const t = setTimeout(() => inFlight.forEach((f) => f.abort.abort()), graceMs);
+      await idle;
+      clearTimeout(t);
+    },
+    inFlight: () => inFlight.size,
+  };
+}
+
+export type Runner = ReturnType<typeof createRunner>;

@@ -1,0 +1,39 @@
+/** Every scope a key can carry, and which scopes each one grants (API.md section 2). */
+export const SCOPES = [
+  'copywriter:run',
+  'copywriter:read',
+  'optimize:run',
+  'optimize:read',
+  'reporter:run',
+  'reporter:read',
+  'prospector:write',
+  'prospector:read',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+const GRANTS: Record<Scope, readonly Scope[]> = {
+  'copywriter:run': ['copywriter:read'],
+  'copywriter:read': [],
+  'optimize:run': ['optimize:read'],
+  'optimize:read': [],
+  'reporter:run': ['reporter:read'],
+  'reporter:read': [],
+  'prospector:write': ['prospector:read'],
+  'prospector:read': [],
+};
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+/** The scopes a key effectively holds: its own plus what they grant. */
+export function expandScopes(scopes: readonly string[]): Set<Scope> {
+  const out = new Set<Scope>();
+  for (const s of scopes) {
+    if (!isScope(s)) continue;
+    out.add(s);
+    for (const g of GRANTS[s]) out.add(g);
+  }
+  return out;
+}

@@ -1,0 +1,32 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Db } from '../db.ts';
+import * as m0001 from './0001-foundation.ts';
+
+/** The static, ordered list of frozen migrations. Names sort in the order they must run. */
+export const MIGRATIONS: Record<string, Migration> = {
+  '0001-foundation': m0001,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+/**
+ * Brings the database to the newest schema; fails loudly if a migration fails. Two processes starting together can
+ * race on the migration table (a deferred transaction cannot wait for the write lock), so a busy answer is retried.
+ */
+export async function migrateToLatest(db: Db, attempts = 20): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  let { error, results } = await migrator.migrateToLatest();
+  for (let n = 1; error && isBusy(error) && n < attempts; n++) {
+    await new Promise((resolve) => setTimeout(resolve, 25 * n));
+    ({ error, results } = await migrator.migrateToLatest());
+  }
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`migration ${failed ?? '(unknown)'} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+function isBusy(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY');
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/** `?limit=&offset=` as API.md section 1 defines them: default 20, at most 100 (over 100 is a 400). */
+export const PaginationInput = {
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Page size, 1 to 100 (default 20).'),
+  offset: z.coerce.number().int().min(0).default(0).describe('Rows to skip (default 0).'),
+};
+
+export const Pagination = z.object({
+  limit: z.number().int(),
+  offset: z.number().int(),
+  total: z.number().int(),
+  has_more: z.boolean(),
+});
+
+/** The list envelope every listing answers. */
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), pagination: Pagination });
+}
+
+export function pageOf<T>(rows: T[], page: { limit: number; offset: number }, total: number) {
+  return { data: rows, pagination: { limit: page.limit, offset: page.offset, total, has_more: page.offset + rows.length < total } };
+}
+
+export const Timestamp = z.string().describe('ISO 8601 UTC timestamp with milliseconds.');
+/** Any 8-4-4-4-12 hex identifier: a well-formed id that does not exist is a 404, not a 400. */
+export const Uuid = z.guid();
+
+export const UsageImpact = z.object({
+  level: z.enum(['low', 'standard', 'high']),
+  included: z.boolean(),
+});

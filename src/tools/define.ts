@@ -1,0 +1,73 @@
+import type { z } from 'zod';
+import type { ErrorCode } from '../errors.ts';
+import type { Principal } from '../engine/auth.ts';
+import type { Scope } from '../engine/scopes.ts';
+import type { StoredResult } from '../engine/idempotency.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { Db } from '../store/db.ts';
+
+/** Which family an operation belongs to: it decides the validation error code and the subscription answer. */
+export type Family = 'copywriter' | 'autopilot' | 'optimize' | 'usage' | 'clients' | 'tracker' | 'prospector';
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** Reports progress to a caller that asked for it (MCP progress notifications); absent otherwise. */
+export type ProgressReporter = (progress: number, total: number | undefined, message: string) => Promise<void>;
+
+export interface OperationContext {
+  principal: Principal;
+  engine: Engine;
+  /** The database; inside the operation's transaction when the operation writes. */
+  db: Db;
+  requestId: string;
+  idempotencyKey: string | null;
+  signal: AbortSignal;
+  progress: ProgressReporter | null;
+  /** Runs after the operation's transaction committed (e.g. wake the runner). */
+  afterCommit(fn: () => void): void;
+}
+
+/** A handler answers its body, or a status and body when the status differs from the route's default. */
+export type HandlerResult<O> = O | { status: number; body: O; resourceId?: string | null };
+
+export interface OperationDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
+  /** The MCP tool name (snake_case, verb first). */
+  name: string;
+  title: string;
+  description: string;
+  family: Family;
+  http: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; status: number; replayStatus?: number };
+  /** The scope the key needs; null means any valid key. */
+  scope: Scope | null;
+  /** The answer when the organisation has no active subscription; null when reads keep working. */
+  subscription: null | 'plan_required' | 'subscription_required';
+  idempotency: 'required' | 'optional' | 'none';
+  input: I;
+  output: O;
+  /** The errors this operation can answer besides the ones every authenticated call can (documented in OpenAPI). */
+  errors: readonly ErrorCode[];
+  annotations: ToolAnnotations;
+  handler(ctx: OperationContext, input: z.output<I>): Promise<HandlerResult<z.input<O>>>;
+  /** On an idempotent replay, the body to answer (e.g. the resource's current state); default: the stored body. */
+  replay?(ctx: OperationContext, stored: StoredResult): Promise<z.input<O>>;
+  /** MCP task support for long work (MCP tasks backed by durable runs). */
+  taskSupport?: 'optional';
+}
+
+/** Declares an operation; the identity function gives type inference between schemas and handler. */
+export function defineOperation<I extends z.ZodObject, O extends z.ZodType>(def: OperationDef<I, O>): OperationDef<I, O> {
+  return def;
+}
+
+/** Any operation, for the registry and the adapters. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyOperation = OperationDef<any, any>;
+
+export function isHandlerEnvelope(v: unknown): v is { status: number; body: unknown; resourceId?: string | null } {
+  return typeof v === 'object' && v !== null && 'status' in v && 'body' in v && Object.keys(v).every((k) => ['status', 'body', 'resourceId'].includes(k));
+}

@@ -1,0 +1,126 @@
+import type { z } from 'zod';
+import { ApiError } from '../errors.ts';
+import type { Principal } from '../engine/auth.ts';
+import type { Engine } from '../engine/engine.ts';
+import { parseIdempotencyKey, requestHash } from '../engine/idempotency.ts';
+import { rateLimitHeaders, type RateDecision } from '../engine/rate-limit.ts';
+import { immediate } from '../store/db.ts';
+import { isHandlerEnvelope, type AnyOperation, type Family, type OperationContext, type ProgressReporter } from './define.ts';
+
+export interface Invocation {
+  principal: Principal;
+  /** Path, query and body fields merged (REST) or the tool arguments (MCP). */
+  input: Record<string, unknown>;
+  /** Every Idempotency-Key value the caller sent (REST headers, or the MCP field); null when none. */
+  idempotencyKeys: readonly string[] | null;
+  requestId: string;
+  signal?: AbortSignal;
+  progress?: ProgressReporter | null;
+}
+
+export interface InvocationResult {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/** The code a family answers for bad input (optimize keeps the spec's `validation_error`). */
+export function validationCode(family: Family): 'validation_error' | 'invalid_input' {
+  return family === 'optimize' ? 'validation_error' : 'invalid_input';
+}
+
+/** Zod issues as the API's `details.fields`: one entry per bad field, named by its path. */
+export function fieldErrors(error: z.ZodError): { path: string; message: string }[] {
+  const out: { path: string; message: string }[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) out.push({ path: [...issue.path, key].join('.'), message: 'Unknown field.' });
+    } else {
+      out.push({ path: issue.path.length ? issue.path.join('.') : '(body)', message: issue.message });
+    }
+  }
+  return out;
+}
+
+export function invalidInput(family: Family, fields: { path: string; message: string }[]): ApiError {
+  const names = [...new Set(fields.map((f) => f.path))];
+  return new ApiError(validationCode(family), `Invalid input: ${names.join(', ')}.`, { fields });
+}
+
+/** Consumes one request from the key's allowance or throws 429 with the headers a client needs. */
+export function takeRateLimit(engine: Engine, principal: Principal): RateDecision {
+  const d = engine.rateLimiter.take(principal.keyId, principal.ratePerMinute);
+  if (!d.allowed) {
+    throw new ApiError(
+      'rate_limit_exceeded',
+      `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.retryAfter} s.`,
+      { limit: d.limit, retry_after_seconds: d.retryAfter, reset_at: d.resetAt },
+      rateLimitHeaders(d),
+    );
+  }
+  return d;
+}
+
+/**
+ * Runs one operation for one authenticated, rate-limited caller, the same way for every transport: scope, then
+ * subscription, then the idempotency key, then input validation, then the handler. Writing operations run in one
+ * `BEGIN IMMEDIATE` transaction together with their idempotency record, so acceptance, reservation and record commit
+ * together or not at all. Nothing is stored for a call that fails before or inside the handler.
+ */
+export async function invokeOperation(engine: Engine, op: AnyOperation, call: Invocation): Promise<InvocationResult> {
+  const { principal } = call;
+  if (op.scope && !principal.scopes.has(op.scope)) {
+    throw new ApiError('forbidden', `This API key lacks the scope ${op.scope}.`, { required_scope: op.scope });
+  }
+  if (op.subscription && !principal.subscriptionActive) {
+    throw new ApiError(op.subscription, 'This organisation has no active subscription; reads keep working.');
+  }
+
+  let key: string | null = null;
+  if (op.idempotency !== 'none' && call.idempotencyKeys && call.idempotencyKeys.length > 0) {
+    const parsed = parseIdempotencyKey(call.idempotencyKeys);
+    if (!parsed.ok) throw invalidInput(op.family, [{ path: 'Idempotency-Key', message: parsed.message }]);
+    key = parsed.key;
+  }
+  if (op.idempotency === 'required' && key === null) {
+    throw new ApiError('idempotency_key_required', 'This operation requires an Idempotency-Key.');
+  }
+
+  const parsed = op.input.safeParse(call.input);
+  if (!parsed.success) throw invalidInput(op.family, fieldErrors(parsed.error));
+  const input = parsed.data as Record<string, unknown>;
+
+  const afterCommit: Array<() => void> = [];
+  const ctx: OperationContext = {
+    principal,
+    engine,
+    db: engine.db,
+    requestId: call.requestId,
+    idempotencyKey: key,
+    signal: call.signal ?? new AbortController().signal,
+    progress: call.progress ?? null,
+    afterCommit: (fn) => afterCommit.push(fn),
+  };
+  const defaultStatus = op.http.status;
+  const unwrap = (r: unknown) =>
+    isHandlerEnvelope(r) ? { status: r.status, body: r.body, resourceId: r.resourceId ?? null } : { status: defaultStatus, body: r, resourceId: null };
+
+  if (op.annotations.readOnlyHint) {
+    const r = unwrap(await op.handler(ctx, input));
+    return { status: r.status, body: r.body, headers: {} };
+  }
+
+  const outcome = await immediate(engine.db, async (trx) => {
+    const txCtx = { ...ctx, db: trx };
+    if (key === null) return { ...unwrap(await op.handler(txCtx, input)), replayed: false };
+    return engine.idempotency.execute(
+      trx,
+      { orgId: principal.orgId, key, operation: op.name, hash: requestHash(op.name, input) },
+      async () => unwrap(await op.handler(txCtx, input)),
+    );
+  });
+  for (const fn of afterCommit) fn();
+  if (!outcome.replayed) return { status: outcome.status, body: outcome.body, headers: {} };
+  const body = op.replay ? await op.replay(ctx, outcome) : outcome.body;
+  return { status: op.http.replayStatus ?? outcome.status, body, headers: { 'Idempotent-Replayed': 'true' } };
+}

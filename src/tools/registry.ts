@@ -1,0 +1,7 @@
+import type { AnyOperation } from './define.ts';
+import { getUsage } from './usage/get-usage.ts';
+import { estimateUsage } from './usage/estimate-usage.ts';
+import { listClients } from './clients/list-clients.ts';
+
+/** Every operation the service exposes, in documentation order. REST routes, MCP tools and OpenAPI come from here. */
+export const OPERATIONS: readonly AnyOperation[] = [getUsage, estimateUsage, listClients];

@@ -1,0 +1,54 @@
+import { Hono } from 'hono';
+import { ApiError, toApiError } from '../../errors.ts';
+import type { Engine } from '../../engine/engine.ts';
+import type { AnyOperation } from '../../tools/define.ts';
+import { buildOpenApi } from '../openapi.ts';
+import { originGuard, requestIdMiddleware, type HttpEnv, type OriginPolicy } from './guards.ts';
+import { bodyLimitMiddleware } from './limits.ts';
+import { mountMcpHttp } from './mcp-http.ts';
+import { errorResponse } from './respond.ts';
+import { mountRest } from './rest.ts';
+
+export interface HttpAppDeps {
+  engine: Engine;
+  operations: readonly AnyOperation[];
+  version: string;
+  originPolicy: OriginPolicy;
+}
+
+/** The one HTTP application: REST under /api/agent/v1, MCP at /mcp, /openapi.json and /healthz. */
+export function createHttpApp(deps: HttpAppDeps) {
+  const { engine } = deps;
+  const app = new Hono<HttpEnv>();
+  const openapi = buildOpenApi(deps.operations, deps.version);
+
+  app.use('*', requestIdMiddleware());
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    await next();
+    engine.logger.info(
+      { requestId: c.get('requestId'), method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 },
+      'request',
+    );
+  });
+  app.use('*', originGuard(deps.originPolicy));
+  app.use('*', bodyLimitMiddleware());
+
+  app.get('/healthz', async (c) => {
+    await engine.db.selectFrom('organisations').select('id').limit(1).execute();
+    return c.json({ status: 'ok', version: deps.version });
+  });
+  app.get('/openapi.json', (c) => c.json(openapi));
+
+  mountRest(app, engine, deps.operations);
+  const mcp = mountMcpHttp(app, deps);
+
+  app.notFound((c) => errorResponse(c, new ApiError('not_found', 'No such route.')));
+  app.onError((err, c) => {
+    const apiErr = toApiError(err);
+    if (!(err instanceof ApiError)) engine.logger.error({ err, requestId: c.get('requestId') }, 'unhandled error');
+    return errorResponse(c, apiErr, c.get('rateHeaders') ?? {});
+  });
+
+  return { app, mcp };
+}

@@ -1,0 +1,15 @@
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { ApiError } from '../../errors.ts';
+import type { HttpEnv } from './guards.ts';
+import { errorResponse } from './respond.ts';
+
+/** Largest request body accepted on any route (REST and MCP): 1 MiB. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** 413 `payload_too_large` for a body over the limit, by Content-Length or while streaming. */
+export const bodyLimitMiddleware = (): MiddlewareHandler<HttpEnv> =>
+  bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => errorResponse(c, new ApiError('payload_too_large')),
+  });

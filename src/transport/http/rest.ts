@@ -1,0 +1,67 @@
+import type { Context, Hono } from 'hono';
+import { ApiError } from '../../errors.ts';
+import type { Engine } from '../../engine/engine.ts';
+import { rateLimitHeaders } from '../../engine/rate-limit.ts';
+import type { AnyOperation } from '../../tools/define.ts';
+import { invokeOperation, takeRateLimit } from '../../tools/invoke.ts';
+import { headerValues, type HttpEnv } from './guards.ts';
+import { authenticateRequest } from './request-auth.ts';
+
+export const API_BASE = '/api/agent/v1';
+
+/** Query parameters as the schema expects them: a repeated parameter becomes an array, a single one a string. */
+function queryInput(c: Context<HttpEnv>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, values] of Object.entries(c.req.queries())) out[k] = values.length === 1 ? values[0] : values;
+  return out;
+}
+
+/** The JSON body as an object; an empty body is `{}`. Anything but a JSON object is a 400. */
+async function bodyInput(c: Context<HttpEnv>, op: AnyOperation): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const code = op.family === 'optimize' ? 'validation_error' : 'invalid_input';
+  if (type !== 'application/json' && !type.endsWith('+json')) {
+    throw new ApiError(code, 'Request bodies must be JSON with Content-Type: application/json.', { fields: [{ path: '(body)', message: 'Unsupported content type.' }] });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ApiError(code, 'The request body is not valid JSON.', { fields: [{ path: '(body)', message: 'Malformed JSON.' }] });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ApiError(code, 'The request body must be a JSON object.', { fields: [{ path: '(body)', message: 'Expected an object.' }] });
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * REST routes from the registry: authenticate, rate-limit, gather path + query (GET) or path + body (others), then
+ * the shared invocation. Errors go to the app's error handler, which renders the error body with the rate headers.
+ */
+export function mountRest(app: Hono<HttpEnv>, engine: Engine, operations: readonly AnyOperation[]): void {
+  for (const op of operations) {
+    app.on(op.http.method, API_BASE + op.http.path, async (c) => {
+      const principal = await authenticateRequest(engine, c);
+      const decision = takeRateLimit(engine, principal);
+      const rateHeaders = rateLimitHeaders(decision);
+      c.set('rateHeaders', rateHeaders);
+      const input = {
+        ...(op.http.method === 'GET' ? queryInput(c) : await bodyInput(c, op)),
+        ...c.req.param(),
+      };
+      const keys = headerValues(c.env?.incoming, 'idempotency-key');
+      if (keys.length === 0 && c.req.header('idempotency-key') !== undefined) keys.push(c.req.header('idempotency-key')!);
+      const result = await invokeOperation(engine, op, {
+        principal,
+        input,
+        idempotencyKeys: keys.length ? keys : null,
+        requestId: c.get('requestId'),
+        signal: c.req.raw.signal,
+      });
+      return c.json(result.body as object, result.status as 200, { ...rateHeaders, ...result.headers });
+    });
+  }
+}

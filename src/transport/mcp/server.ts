@@ -1,0 +1,151 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode as RpcErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ApiError, toApiError } from '../../errors.ts';
+import type { Principal } from '../../engine/auth.ts';
+import type { Engine } from '../../engine/engine.ts';
+import type { AnyOperation, ProgressReporter } from '../../tools/define.ts';
+import { invalidInput, invokeOperation, takeRateLimit } from '../../tools/invoke.ts';
+
+export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export interface McpServerDeps {
+  engine: Engine;
+  operations: readonly AnyOperation[];
+  version: string;
+  /** Who is calling, resolved for every tool call (so revocation applies at once). */
+  resolvePrincipal(extra: ToolExtra): Promise<Principal>;
+}
+
+export const ErrorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+/** The tool's input: the operation's fields plus `idempotency_key` where the operation takes one. */
+export function toolInputSchema(op: AnyOperation): z.ZodObject {
+  if (op.idempotency === 'none') return op.input;
+  const key = z.string().describe('Idempotency key: the same key and arguments return the first result instead of doing the work again.');
+  return op.input.extend({ idempotency_key: op.idempotency === 'required' ? key : key.optional() });
+}
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const out = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  delete out.$schema;
+  return out;
+}
+
+/**
+ * The tool list: input schemas from the operations, and output schemas that admit the success body or the error body,
+ * because a failed call answers `isError` with `structuredContent: {error}` exactly as REST does, and MCP clients
+ * validate any structured content they get against the advertised schema.
+ */
+export function toolDefinitions(operations: readonly AnyOperation[]): Tool[] {
+  return operations.map((op) => ({
+    name: op.name,
+    title: op.title,
+    description: op.description,
+    inputSchema: jsonSchema(toolInputSchema(op), 'input') as Tool['inputSchema'],
+    outputSchema: { type: 'object', ...jsonSchema(z.union([op.output, ErrorBodySchema]), 'output') } as Tool['outputSchema'],
+    annotations: { title: op.title, ...op.annotations },
+    ...(op.taskSupport ? { execution: { taskSupport: op.taskSupport } } : {}),
+  }));
+}
+
+function progressReporter(extra: ToolExtra): ProgressReporter | null {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return null;
+  return async (progress, total, message) => {
+    await extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message } })
+      .catch(() => undefined);
+  };
+}
+
+function summarize(op: AnyOperation, body: unknown): string {
+  return `${op.title}: ${JSON.stringify(body)}`;
+}
+
+/**
+ * One MCP call of one operation: the same rate limit, scopes, validation, idempotency and errors as REST.
+ * A failure is an `isError` result carrying the REST error body as structured content.
+ */
+export async function callOperation(deps: McpServerDeps, op: AnyOperation, args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult> {
+  const requestId = randomUUID();
+  try {
+    const principal = await deps.resolvePrincipal(extra);
+    takeRateLimit(deps.engine, principal);
+    const { idempotency_key: rawKey, ...input } = args;
+    if (rawKey !== undefined && typeof rawKey !== 'string') {
+      throw invalidInput(op.family, [{ path: 'idempotency_key', message: 'Expected a string.' }]);
+    }
+    const result = await invokeOperation(deps.engine, op, {
+      principal,
+      input,
+      idempotencyKeys: op.idempotency === 'none' || rawKey === undefined ? null : [rawKey],
+      requestId,
+      signal: extra.signal,
+      progress: progressReporter(extra),
+    });
+    return { structuredContent: result.body as Record<string, unknown>, content: [{ type: 'text', text: summarize(op, result.body) }] };
+  } catch (err) {
+    const apiErr = toApiError(err);
+    if (!(err instanceof ApiError)) deps.engine.logger.error({ err, tool: op.name, requestId }, 'tool call failed');
+    const body = apiErr.toBody();
+    return { isError: true, structuredContent: body as unknown as Record<string, unknown>, content: [{ type: 'text', text: `${apiErr.code}: ${apiErr.message}` }] };
+  }
+}
+
+/**
+ * An MCP server exposing every operation as a tool. Tools are registered with `registerTool` (metadata, enablement);
+ * `tools/list` and `tools/call` are answered by our handlers because the SDK's own call path turns every error into
+ * text: ours keeps the API's error bodies and answers JSON-RPC -32602 for unknown tools and unknown argument names.
+ */
+export function buildMcpServer(deps: McpServerDeps): McpServer {
+  const server = new McpServer(
+    { name: 'agent-api', version: deps.version },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'SEO content service: content jobs (research, brief, draft), Autopilot, Optimize (score a page against ranking competitors), tracker reads and outreach lists. Long work is asynchronous: start it, then poll the status tool (it accepts wait_seconds). Writing tools take idempotency_key; reuse it when retrying.',
+    },
+  );
+  const byName = new Map(deps.operations.map((op) => [op.name, op]));
+  for (const op of deps.operations) {
+    server.registerTool(
+      op.name,
+      { title: op.title, description: op.description, inputSchema: toolInputSchema(op), outputSchema: op.output, annotations: op.annotations },
+      (args: Record<string, unknown>, extra: ToolExtra) => callOperation(deps, op, args, extra),
+    );
+  }
+  const definitions = toolDefinitions(deps.operations);
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const op = byName.get(request.params.name);
+    if (!op) throw new McpError(RpcErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const allowed = toolInputSchema(op).shape;
+    const unknown = Object.keys(args).filter((k) => !Object.prototype.hasOwnProperty.call(allowed, k));
+    if (unknown.length > 0) {
+      const fields = unknown.map((k) => ({ path: k, message: 'Unknown field.' }));
+      throw new McpError(RpcErrorCode.InvalidParams, `Unknown argument(s) for ${op.name}: ${unknown.join(', ')}`, invalidInput(op.family, fields).toBody());
+    }
+    return callOperation(deps, op, args, extra);
+  });
+  return server;
+}
+
