@@ -7,6 +7,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { assertHealthyDatabase, openDatabase, type OpenedDatabase } from './store/db.ts';
 import { migrateToLatest } from './store/migrations/index.ts';
 import { createEngine, type Engine } from './engine/engine.ts';
+import type { Pipeline } from './engine/runner/types.ts';
 import { OPERATIONS } from './tools/registry.ts';
 import type { AnyOperation } from './tools/define.ts';
 import { createHttpApp } from './transport/http/app.ts';
@@ -20,6 +21,10 @@ export interface AppOptions {
   logger?: Logger;
   /** Lease owner name of this process's runner. */
   runnerOwner?: string;
+  /** The operations to serve; defaults to the registry (tests add their own). */
+  operations?: readonly AnyOperation[];
+  /** Pipelines to register with the runner besides the families' own (tests add their own). */
+  pipelines?: (engine: Engine) => readonly Pipeline[];
 }
 
 export interface App {
@@ -71,6 +76,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
   });
 
+  const operations = options.operations ?? OPERATIONS;
+  for (const pipeline of options.pipelines?.(engine) ?? []) engine.runner.register(pipeline);
+
   let server: ServerType | undefined;
   let http: ReturnType<typeof createHttpApp> | undefined;
   let maintenance: NodeJS.Timeout | undefined;
@@ -91,7 +99,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     config,
     database,
     engine,
-    operations: OPERATIONS,
+    operations,
     async startBackground() {
       await maintain();
       maintenance = setInterval(() => void maintain(), MAINTENANCE_MS);
@@ -102,7 +110,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       boundHost = host;
       http = createHttpApp({
         engine,
-        operations: OPERATIONS,
+        operations,
         version: VERSION,
         originPolicy: {
           allowedHosts: () => {

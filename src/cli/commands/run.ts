@@ -46,7 +46,7 @@ function printInit(io: CliIo, config: Config, r: InitResult, url: string): void 
 }
 
 /** Serves until SIGTERM/SIGINT, then shuts down gracefully (runs in flight finish or are handed back). */
-async function serveUntilSignal(app: App, io: CliIo, host: string, port: number): Promise<void> {
+export async function serveUntilSignal(app: App, io: CliIo, host: string, port: number): Promise<void> {
   const { url } = await app.listen(host, port);
   await app.startBackground();
   io.err(`agent-api ${VERSION} serving REST at ${url}/api/agent/v1, MCP at ${url}/mcp, health at ${url}/healthz`);

@@ -1,0 +1,283 @@
+/**
+ * Named entities of one page, for SEO coverage: proper-noun phrases plus wink's date, money, percent and duration
+ * entities that contain a digit (`2024`, `$1,200`, `30 minutes`; `today` and bare numbers say nothing a competitor
+ * set can agree on).
+ *
+ * A proper-noun phrase is a run of capitalised words (wink POS aside from function words), optionally joined by
+ * `of`, `&`, `de`, `van`, ... or a tight hyphen, plus a trailing model number (`Pegasus 40`). A capital means little
+ * at the start of a sentence, line, quotation or list item, or anywhere in a title-case line (extracted text carries
+ * headings as lines), so such a word counts only if the same word is capitalised mid-sentence elsewhere on the page
+ * or wink tags it PROPN and it is not in wink's lexicon (`Nike`, `Microsoft`, but not `Best` or `Coffee`).
+ * German capitalises every noun, so there a single capitalised word counts only as an acronym or with a company
+ * suffix. Types come from cues in gazetteer.ts (honorifics, place names and suffixes, company suffixes, model
+ * numbers, first names, role words before and speech verbs after); no cue means `other`.
+ */
+import type { EntityKind, EntityType } from './types.ts';
+import type { LexToken, TokenStream } from './tokens.ts';
+import { hasLetter, isHyphen } from './tokens.ts';
+import {
+  CALENDAR_WORDS,
+  FIRST_NAMES,
+  HONORIFICS,
+  LEGAL_SUFFIXES,
+  NAME_CONNECTORS,
+  OF_HEADS,
+  ORG_PREFIXES,
+  ORG_SUFFIXES,
+  PERSON_ROLES,
+  PERSON_VERBS,
+  PLACES,
+  PLACE_PREFIXES,
+  PLACE_SUFFIXES,
+  PRODUCT_CUES,
+} from './gazetteer.ts';
+
+export interface EntityAccumulator {
+  kind: EntityKind;
+  /** Normalised tokens, for counting the entity in headings and the title. */
+  match: string[];
+  count: number;
+  forms: Map<string, number>;
+  votes: Map<EntityType, number>;
+}
+
+export type EntityTable = Map<string, EntityAccumulator>;
+
+const FUNCTION_POS = new Set(['PRON', 'DET', 'ADP', 'CCONJ', 'SCONJ', 'AUX', 'PART', 'INTJ', 'NUM', 'SYM', 'PUNCT']);
+const WINK_KINDS: Readonly<Record<string, EntityKind>> = {
+  DATE: 'date',
+  MONEY: 'money',
+  PERCENT: 'percent',
+  DURATION: 'duration',
+};
+const SENTENCE_END = new Set(['.', '!', '?', '…']);
+const TYPE_ORDER: readonly EntityType[] = ['person', 'organization', 'place', 'product'];
+const MAX_NAME_WORDS = 6;
+
+/** Finds the entities of one token stream (body text). */
+export function findEntities(stream: TokenStream, language: string): EntityTable {
+  const { tokens } = stream;
+  const table: EntityTable = new Map();
+  const { titleLines, shouting } = classifySentences(tokens);
+
+  const candidate = (t: LexToken | undefined): boolean =>
+    t !== undefined &&
+    t.kind === 'word' &&
+    t.cap !== 'none' &&
+    hasLetter(t.surface) &&
+    !FUNCTION_POS.has(t.pos) &&
+    t.entity === '' &&
+    !CALENDAR_WORDS.has(t.norm) &&
+    !(t.stop && t.pos !== 'PROPN') &&
+    !shouting.has(t.sentence);
+  const strong = (t: LexToken): boolean => candidate(t) && !t.sentenceStart && !titleLines.has(t.sentence);
+  const confirmed = new Set<string>();
+  for (const t of tokens) if (strong(t)) confirmed.add(t.norm);
+  const accepted = (t: LexToken | undefined): boolean =>
+    t !== undefined &&
+    candidate(t) &&
+    (strong(t) || confirmed.has(t.norm) || (t.pos === 'PROPN' && !stream.isCommonWord(t.norm)));
+
+  let i = 0;
+  while (i < tokens.length) {
+    if (!accepted(tokens[i])) {
+      i += 1;
+      continue;
+    }
+    const start = i;
+    let end = i;
+    for (;;) {
+      const next = tokens[end + 1];
+      const after = tokens[end + 2];
+      if (next === undefined || next.breakBefore) break;
+      if (accepted(next)) {
+        end += 1;
+        continue;
+      }
+      const joins =
+        after !== undefined &&
+        !after.breakBefore &&
+        accepted(after) &&
+        ((NAME_CONNECTORS.has(next.norm) && (next.norm !== 'of' || OF_HEADS.has(tokens[end]?.norm ?? ''))) ||
+          (isHyphen(next.surface) && !next.spaceBefore && !after.spaceBefore));
+      if (!joins) break;
+      end += 2;
+    }
+    let productCue = false;
+    const trailing = tokens[end + 1];
+    if (trailing && !trailing.breakBefore && trailing.kind === 'number' && isModelNumber(trailing.surface)) {
+      end += 1;
+      productCue = true;
+    }
+    addName(table, tokens, start, end, productCue, language);
+    i = end + 1;
+  }
+
+  aliasSurnames(table);
+  addWinkEntities(table, stream);
+  return table;
+}
+
+/** The winning type: most votes among typed cues, ties in TYPE_ORDER; `other` only when nothing else was voted. */
+export function winningType(votes: ReadonlyMap<EntityType, number>): EntityType {
+  let best: EntityType = 'other';
+  let bestVotes = 0;
+  for (const type of TYPE_ORDER) {
+    const v = votes.get(type) ?? 0;
+    if (v > bestVotes) {
+      best = type;
+      bestVotes = v;
+    }
+  }
+  return best;
+}
+
+/** Sentences whose capitals are positional: title-case lines (no final stop) and shouting (half upper case). */
+export function classifySentences(tokens: readonly LexToken[]): { titleLines: Set<number>; shouting: Set<number> } {
+  const stats = new Map<number, { words: number; caps: number; upper: number; last: LexToken }>();
+  for (const t of tokens) {
+    const s = stats.get(t.sentence) ?? { words: 0, caps: 0, upper: 0, last: t };
+    s.last = t;
+    if (t.kind === 'word' && hasLetter(t.surface)) {
+      s.words += 1;
+      if (t.cap !== 'none') s.caps += 1;
+      if (t.cap === 'upper') s.upper += 1;
+    }
+    stats.set(t.sentence, s);
+  }
+  const titleLines = new Set<number>();
+  const shouting = new Set<number>();
+  for (const [sentence, s] of stats) {
+    if (s.words < 3) continue;
+    if (s.upper / s.words >= 0.5) shouting.add(sentence);
+    else if (s.caps / s.words >= 0.7 && !(s.last.kind === 'punct' && SENTENCE_END.has(s.last.surface))) {
+      titleLines.add(sentence);
+    }
+  }
+  return { titleLines, shouting };
+}
+
+function isModelNumber(surface: string): boolean {
+  if (!/^\d{1,4}$/.test(surface)) return false;
+  const n = Number(surface);
+  return n < 1900 || n > 2099;
+}
+
+function addName(
+  table: EntityTable,
+  tokens: readonly LexToken[],
+  start: number,
+  end: number,
+  productCue: boolean,
+  language: string,
+): void {
+  let s = start;
+  let e = end;
+  let personCue = false;
+  while (s <= e && HONORIFICS.has(tokens[s]?.norm ?? '')) {
+    personCue = true;
+    s += 1;
+  }
+  while (s <= e && NAME_CONNECTORS.has(tokens[s]?.norm ?? '')) s += 1;
+  while (e >= s && NAME_CONNECTORS.has(tokens[e]?.norm ?? '') && tokens[e]?.kind !== 'number') e -= 1;
+  if (s > e) return;
+  const run = tokens.slice(s, e + 1);
+  const words = run.filter((t) => t.kind === 'word' && !NAME_CONNECTORS.has(t.norm));
+  const first = words[0];
+  const last = words[words.length - 1];
+  if (first === undefined || last === undefined || words.length > MAX_NAME_WORDS) return;
+
+  let keyRun = run;
+  let orgCue = false;
+  if (run.length >= 2 && LEGAL_SUFFIXES.has(run[run.length - 1]?.norm ?? '')) {
+    keyRun = run.slice(0, -1);
+    orgCue = true;
+  }
+  if (language === 'de' && words.length === 1 && !orgCue && !(first.cap === 'upper' && first.norm.length <= 5)) return;
+
+  const match = keyRun.map((t) => t.norm);
+  const key = joinRun(keyRun, (t) => t.norm);
+  const display = joinRun(run, (t) => t.surface);
+  const prev = previousWord(tokens, s);
+  const next = tokens[e + 1];
+  const nextWord = next && !next.breakBefore && next.kind === 'word' ? next.norm : '';
+
+  let type: EntityType = 'other';
+  if (personCue) type = 'person';
+  else if (PLACES.has(key)) type = 'place';
+  else if (orgCue || ORG_SUFFIXES.has(last.norm) || (words.length >= 2 && ORG_PREFIXES.has(first.norm))) {
+    type = 'organization';
+  } else if (productCue || run.some((t) => /\d/.test(t.surface)) || /^\p{Ll}+\p{Lu}/u.test(first.surface) || PRODUCT_CUES.has(nextWord)) {
+    type = 'product';
+  } else if (
+    (words.length >= 2 && words.length <= 3 && FIRST_NAMES.has(first.norm)) ||
+    (words.length >= 2 && PERSON_VERBS.has(nextWord)) ||
+    PERSON_ROLES.has(prev)
+  ) {
+    type = 'person';
+  } else if (words.length >= 2 && (PLACE_SUFFIXES.has(last.norm) || PLACE_PREFIXES.has(first.norm))) {
+    type = 'place';
+  } else if (words.length === 1 && first.cap === 'upper' && first.norm.length <= 5) {
+    type = 'organization';
+  }
+
+  let acc = table.get(key);
+  if (!acc) {
+    acc = { kind: 'name', match, count: 0, forms: new Map(), votes: new Map() };
+    table.set(key, acc);
+  }
+  acc.count += 1;
+  acc.forms.set(display, (acc.forms.get(display) ?? 0) + 1);
+  acc.votes.set(type, (acc.votes.get(type) ?? 0) + 1);
+}
+
+function joinRun(run: readonly LexToken[], text: (t: LexToken) => string): string {
+  let out = '';
+  run.forEach((t, k) => {
+    out += (k > 0 && t.spaceBefore ? ' ' : '') + text(t);
+  });
+  return out;
+}
+
+function previousWord(tokens: readonly LexToken[], index: number): string {
+  const t = tokens[index];
+  const prev = tokens[index - 1];
+  if (t === undefined || t.breakBefore || prev === undefined || prev.kind !== 'word') return '';
+  return prev.norm;
+}
+
+// A lone surname (`Cook`) after the full name (`Tim Cook`) is the same person.
+function aliasSurnames(table: EntityTable): void {
+  const bySurname = new Map<string, string[]>();
+  for (const [key, acc] of table) {
+    if (acc.match.length < 2 || winningType(acc.votes) !== 'person') continue;
+    const surname = acc.match[acc.match.length - 1] ?? '';
+    bySurname.set(surname, [...(bySurname.get(surname) ?? []), key]);
+  }
+  for (const [surname, owners] of bySurname) {
+    const single = table.get(surname);
+    const owner = owners.length === 1 && owners[0] !== undefined ? table.get(owners[0]) : undefined;
+    if (!single || !owner || single.match.length !== 1) continue;
+    owner.count += single.count;
+    owner.votes.set('person', (owner.votes.get('person') ?? 0) + single.count);
+    table.delete(surname);
+  }
+}
+
+function addWinkEntities(table: EntityTable, stream: TokenStream): void {
+  for (const span of stream.spans) {
+    const kind = WINK_KINDS[span.label];
+    if (kind === undefined) continue;
+    const run = stream.tokens.slice(span.start, span.end + 1);
+    if (!run.some((t) => /\d/.test(t.surface))) continue;
+    const key = joinRun(run, (t) => t.norm);
+    let acc = table.get(key);
+    if (!acc) {
+      acc = { kind, match: run.map((t) => t.norm), count: 0, forms: new Map(), votes: new Map() };
+      table.set(key, acc);
+    }
+    acc.count += 1;
+    const display = joinRun(run, (t) => t.surface);
+    acc.forms.set(display, (acc.forms.get(display) ?? 0) + 1);
+  }
+}

@@ -1,0 +1,127 @@
+import { createApp, type App, type AppOptions } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { issueApiKey } from '../../src/engine/admin.ts';
+import type { Plan, SubscriptionStatus } from '../../src/store/schema.ts';
+import { createOrganisation } from '../../src/store/repos/organisations.ts';
+import { createClient, type NewClient } from '../../src/store/repos/clients.ts';
+import { SCOPES } from '../../src/engine/scopes.ts';
+import type { Logger } from '../../src/logger.ts';
+import { captureLogger } from './logs.ts';
+import { createFakeClock, type FakeClock } from './clock.ts';
+import { tempDir } from './temp.ts';
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: FakeClock;
+  logger?: Logger;
+  operations?: AppOptions['operations'];
+  pipelines?: AppOptions['pipelines'];
+  /** Start the runner's polling loop (tests usually drive it with runUntilIdle). */
+  background?: boolean;
+  runnerOwner?: string;
+  /** Reuse an existing database file (restart tests). */
+  dbPath?: string;
+}
+
+export interface RequestOptions {
+  key?: string | null;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | boolean>;
+}
+
+export interface TestResponse<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/**
+ * A real app on a real SQLite file, listening on a loopback port, with a fake clock and a captured logger.
+ * Helpers create organisations, clients and keys straight in the store.
+ */
+export async function startTestApp(options: TestAppOptions = {}) {
+  const tmp = options.dbPath ? null : tempDir();
+  const dbPath = options.dbPath ?? tmp!.dbPath;
+  const clock = options.clock ?? createFakeClock();
+  const logs = options.logger ? null : captureLogger('info');
+  const config = loadConfig({ AGENT_API_DB: dbPath, AGENT_API_LOG_LEVEL: 'info', AGENT_API_RETRY_BASE_MS: '1000', ...options.env });
+  const app: App = await createApp({
+    config,
+    clock,
+    logger: options.logger ?? logs!.logger,
+    operations: options.operations,
+    pipelines: options.pipelines,
+    runnerOwner: options.runnerOwner,
+  });
+  const { url, port } = await app.listen('127.0.0.1', 0);
+  if (options.background) await app.startBackground();
+  const db = app.database.db;
+
+  async function org(plan: Plan = 'starter', subscription: SubscriptionStatus = 'active', name = 'Test org') {
+    return createOrganisation(db, { name, plan, subscription }, clock.now());
+  }
+  async function client(orgId: string, extra: Partial<NewClient> = {}) {
+    return createClient(db, { name: 'Test client', ...extra, orgId }, clock.now());
+  }
+  async function key(orgId: string, scopes: readonly string[] = SCOPES, expiresAt: number | null = null) {
+    return issueApiKey(db, { orgId, scopes, expiresAt }, clock.now());
+  }
+  /** An organisation with a client and an all-scope key. */
+  async function tenant(plan: Plan = 'starter', subscription: SubscriptionStatus = 'active') {
+    const o = await org(plan, subscription);
+    const c = await client(o.id);
+    const k = await key(o.id);
+    return { orgId: o.id, clientId: c.id, key: k.apiKey, keyId: k.keyId };
+  }
+
+  async function request<T = Record<string, unknown>>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<T>> {
+    const target = new URL(path.startsWith('/') && !path.startsWith('/api') && !path.startsWith('/mcp') && !path.startsWith('/healthz') && !path.startsWith('/openapi') ? `/api/agent/v1${path}` : path, url);
+    for (const [k, v] of Object.entries(opts.query ?? {})) target.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    let body: string | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(target, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = null;
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+
+  return {
+    app,
+    engine: app.engine,
+    db,
+    clock,
+    url,
+    port,
+    dbPath,
+    logs,
+    org,
+    client,
+    key,
+    tenant,
+    request,
+    async close() {
+      await app.close(1_000);
+      tmp?.cleanup();
+    },
+    /** Closes the app but keeps the database file (for restart tests); call cleanup later. */
+    async stop() {
+      await app.close(1_000);
+    },
+    cleanup: () => tmp?.cleanup(),
+  };
+}
+
+export type TestApp = Awaited<ReturnType<typeof startTestApp>>;

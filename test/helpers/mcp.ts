@@ -1,0 +1,36 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/agent-api.js', import.meta.url));
+
+/** A real SDK client over Streamable HTTP to `${baseUrl}/mcp`, authenticated with `key`. */
+export async function connectHttpClient(baseUrl: string, key: string | null, headers: Record<string, string> = {}) {
+  const client = new Client({ name: 'agent-api-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), {
+    requestInit: { headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...headers } },
+  });
+  await client.connect(transport);
+  return { client, transport, close: () => client.close() };
+}
+
+/** A real SDK client over stdio to a spawned `agent-api mcp` process. */
+export async function connectStdioClient(env: Record<string, string>) {
+  const client = new Client({ name: 'agent-api-test', version: '1.0.0' });
+  const stderr: string[] = [];
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp'],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AGENT_API_LOG_LEVEL: 'info', ...env },
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (d: Buffer) => stderr.push(String(d)));
+  await client.connect(transport);
+  return { client, transport, stderr: () => stderr.join(''), close: () => client.close() };
+}
+
+/** The structured body of a tool result, success or error. */
+export function structured<T = Record<string, unknown>>(result: unknown): T {
+  return (result as { structuredContent: T }).structuredContent;
+}
