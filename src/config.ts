@@ -50,11 +50,14 @@ export const ConfigSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
   OPENAI_MODEL: z.string().default('gpt-4o-mini'),
+  OPENAI_SEARCH_MODEL: z.string().default('gpt-4o-search-preview'),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: z.string().url().default('https://api.anthropic.com'),
   ANTHROPIC_MODEL: z.string().default('claude-sonnet-4-5'),
+  ANTHROPIC_SEARCH_MODEL: z.string().optional(),
   PERPLEXITY_API_KEY: z.string().optional(),
   PERPLEXITY_BASE_URL: z.string().url().default('https://api.perplexity.ai'),
+  PERPLEXITY_MODEL: z.string().default('sonar'),
   PROVIDER_TIMEOUT_MS: int(60_000, 100, 600_000),
 });
 

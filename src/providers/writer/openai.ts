@@ -115,7 +115,7 @@ export function createOpenAiWriter(options: OpenAiWriterOptions): Writer {
     name,
     async complete(request: WriterRequest): Promise<WriterResponse> {
       const messages: ChatMessage[] = [
-        { role: 'system', content: 'fixed' },
+        { role: 'system', content: request.system },
         { role: 'user', content: request.prompt },
       ];
       const rooted = request.jsonSchema ? objectRootSchema(request.jsonSchema) : undefined;

@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/errors.ts';
+import { checkProviderSettings, createProviderRegistry, type ProviderSettings } from '../../src/providers/registry.ts';
+import type { SearchProvider } from '../../src/providers/types.ts';
+import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-providers/anthropic.ts';
+import { startFakeDataForSeo, type FakeDataForSeo } from '../helpers/fake-providers/dataforseo.ts';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-providers/openai.ts';
+import { startFakePerplexity, type FakePerplexity } from '../helpers/fake-providers/perplexity.ts';
+import { startFakeSerpApi, type FakeSerpApi } from '../helpers/fake-providers/serpapi.ts';
+import { fixedClock, recordingSleep } from '../helpers/fake-providers/server.ts';
+
+const BASE: ProviderSettings = {
+  SERP_PROVIDER: 'archive',
+  DATAFORSEO_LOGIN: undefined,
+  DATAFORSEO_PASSWORD: undefined,
+  DATAFORSEO_BASE_URL: 'https://api.dataforseo.com',
+  SERPAPI_API_KEY: undefined,
+  SERPAPI_BASE_URL: 'https://serpapi.com',
+  LLM_PROVIDER: 'extractive',
+  OPENAI_API_KEY: undefined,
+  OPENAI_BASE_URL: 'https://api.openai.com/v1',
+  OPENAI_MODEL: 'gpt-4o-mini',
+  ANTHROPIC_API_KEY: undefined,
+  ANTHROPIC_BASE_URL: 'https://api.anthropic.com',
+  ANTHROPIC_MODEL: 'claude-sonnet-4-5',
+  PERPLEXITY_API_KEY: undefined,
+  PERPLEXITY_BASE_URL: 'https://api.perplexity.ai',
+  PROVIDER_TIMEOUT_MS: 60_000,
+};
+
+const archiveSearch: SearchProvider = {
+  name: 'archive',
+  platforms: ['organic'],
+  search: async (query, o) => ({ provider: 'archive', platform: o.platform, query, location: null, language: null, fetchedAt: 'x', results: [] }),
+};
+
+const deps = { archiveSearch, clock: fixedClock, http: { sleep: recordingSleep().sleep, maxAttempts: 2 } };
+
+function apiError(fn: () => unknown): ApiError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ApiError);
+    return err as ApiError;
+  }
+  throw new Error('expected an ApiError');
+}
+
+describe('provider registry: offline defaults', () => {
+  const reg = createProviderRegistry(BASE, deps);
+
+  it('serves organic research from the archive and nothing else', () => {
+    expect(reg.researchProviderFor('organic')).toBe(archiveSearch);
+    expect(reg.researchPlatforms).toEqual(['organic']);
+    expect(reg.writer).toBeNull();
+    expect(reg.answerEngines).toEqual({});
+  });
+
+  it('names the platform and the setting that enables it', () => {
+    const yt = apiError(() => reg.researchProviderFor('youtube_search'));
+    expect(yt.code).toBe('invalid_input');
+    expect(yt.status).toBe(400);
+    expect(yt.message).toBe(
+      "research platform 'youtube_search' needs SERP_PROVIDER=dataforseo or serpapi with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY)",
+    );
+    expect(yt.details).toMatchObject({ platforms: ['youtube_search'] });
+    expect(apiError(() => reg.researchProviderFor('chatgpt')).message).toBe("research platform 'chatgpt' needs OPENAI_API_KEY");
+    expect(apiError(() => reg.researchProviderFor('claude')).message).toBe("research platform 'claude' needs ANTHROPIC_API_KEY");
+  });
+
+  it('checks a whole request before paid work, listing every missing platform', () => {
+    const err = apiError(() => reg.resolveResearch(['organic', 'google_video_pack', 'chatgpt', 'organic']));
+    expect(err.details).toMatchObject({ platforms: ['google_video_pack', 'chatgpt'] });
+    expect(err.message).toContain("'google_video_pack'");
+    expect(err.message).toContain("'chatgpt' needs OPENAI_API_KEY");
+    expect([...reg.resolveResearch(['organic', 'organic']).keys()]).toEqual(['organic']);
+  });
+});
+
+describe('provider registry: startup configuration errors', () => {
+  const cases: Array<[Partial<ProviderSettings>, RegExp]> = [
+    [{ SERP_PROVIDER: 'serpapi' }, /SERP_PROVIDER=serpapi needs SERPAPI_API_KEY/],
+    [{ SERP_PROVIDER: 'dataforseo' }, /SERP_PROVIDER=dataforseo needs DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD/],
+    [{ SERP_PROVIDER: 'dataforseo', DATAFORSEO_LOGIN: 'me' }, /DATAFORSEO_PASSWORD is missing/],
+    [{ DATAFORSEO_PASSWORD: 'pw' }, /DATAFORSEO_LOGIN is missing/],
+    [{ LLM_PROVIDER: 'openai' }, /LLM_PROVIDER=openai needs OPENAI_API_KEY/],
+    [{ LLM_PROVIDER: 'openai', OPENAI_API_KEY: '  ' }, /LLM_PROVIDER=openai needs OPENAI_API_KEY/],
+    [{ LLM_PROVIDER: 'anthropic' }, /LLM_PROVIDER=anthropic needs ANTHROPIC_API_KEY/],
+  ];
+  it.each(cases)('%o fails naming the variable', (over, message) => {
+    expect(() => createProviderRegistry({ ...BASE, ...over }, deps)).toThrow(message);
+    expect(() => checkProviderSettings({ ...BASE, ...over })).toThrow(message);
+  });
+
+  it('accepts an OpenAI-compatible server without a key (Ollama)', () => {
+    const reg = createProviderRegistry({ ...BASE, LLM_PROVIDER: 'openai', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'llama3.1' }, deps);
+    expect(reg.writer?.name).toBe('openai-compatible');
+    // No key: no chatgpt engine, even though the writer exists.
+    expect(reg.answerEngines.chatgpt).toBeUndefined();
+  });
+});
+
+describe('provider registry over loopback fakes', () => {
+  let dfs: FakeDataForSeo;
+  let serp: FakeSerpApi;
+  let openai: FakeOpenAi;
+  let anthropic: FakeAnthropic;
+  let pplx: FakePerplexity;
+  beforeAll(async () => {
+    [dfs, serp, openai, anthropic, pplx] = await Promise.all([startFakeDataForSeo(), startFakeSerpApi(), startFakeOpenAi(), startFakeAnthropic(), startFakePerplexity()]);
+  });
+  afterAll(() => Promise.all([dfs, serp, openai, anthropic, pplx].map((f) => f.close())));
+
+  const keys = () => ({
+    DATAFORSEO_LOGIN: dfs.login,
+    DATAFORSEO_PASSWORD: dfs.password,
+    DATAFORSEO_BASE_URL: dfs.baseUrl,
+    OPENAI_API_KEY: openai.apiKey!,
+    OPENAI_BASE_URL: openai.baseUrl,
+    ANTHROPIC_API_KEY: anthropic.apiKey,
+    ANTHROPIC_BASE_URL: anthropic.baseUrl,
+    PERPLEXITY_API_KEY: pplx.apiKey,
+    PERPLEXITY_BASE_URL: pplx.baseUrl,
+  });
+
+  it('builds every platform from DataForSEO, OpenAI, Anthropic and Perplexity settings', async () => {
+    const reg = createProviderRegistry({ ...BASE, ...keys(), SERP_PROVIDER: 'dataforseo', LLM_PROVIDER: 'anthropic', PERPLEXITY_MODEL: 'sonar-pro' }, deps);
+    expect(reg.researchPlatforms).toEqual(['organic', 'google_video_pack', 'youtube_search', 'chatgpt', 'claude']);
+    expect(Object.keys(reg.answerEngines).sort()).toEqual(['chatgpt', 'claude', 'google_ai_overview', 'perplexity']);
+    expect(reg.writer?.name).toBe('anthropic');
+
+    const yt = await reg.researchProviderFor('youtube_search').search('knot tying', { platform: 'youtube_search' });
+    expect(yt.provider).toBe('dataforseo');
+    expect(yt.results).toHaveLength(3);
+
+    const gpt = await reg.researchProviderFor('chatgpt').search('best crm', { platform: 'chatgpt' });
+    expect(openai.bodies().at(-1)).toMatchObject({ model: 'gpt-4o-search-preview' });
+    expect(gpt.results.map((r) => r.url)).toEqual(['https://alpha.example/answer?utm_source=openai', 'https://beta.example/guide']);
+
+    const claude = await reg.researchProviderFor('claude').search('best crm', { platform: 'claude' });
+    expect(claude.results.map((r) => r.position)).toEqual([1, 2]);
+
+    const written = await reg.writer!.complete({ system: 'Voice: dry wit.', prompt: 'Say hi.' });
+    expect(written.text).toBe('Echo: Say hi.');
+    expect(anthropic.bodies().at(-1)).toMatchObject({ system: 'Voice: dry wit.', model: 'claude-sonnet-4-5' });
+
+    const p = await reg.answerEngines.perplexity!.ask('q', 'perplexity');
+    expect(p.model).toBe('sonar-pro');
+    const aio = await reg.answerEngines.google_ai_overview!.ask('q', 'google_ai_overview');
+    expect(aio.citations.length).toBeGreaterThan(0);
+  });
+
+  it('uses SerpApi for SERP platforms and the OpenAI writer, and applies PROVIDER_TIMEOUT_MS', async () => {
+    const reg = createProviderRegistry(
+      { ...BASE, SERP_PROVIDER: 'serpapi', SERPAPI_API_KEY: serp.apiKey, SERPAPI_BASE_URL: serp.baseUrl, LLM_PROVIDER: 'openai', OPENAI_API_KEY: openai.apiKey!, OPENAI_BASE_URL: openai.baseUrl, PROVIDER_TIMEOUT_MS: 100 },
+      { ...deps, http: { sleep: recordingSleep().sleep, maxAttempts: 1 } },
+    );
+    expect(reg.researchPlatforms).toEqual(['organic', 'google_video_pack', 'youtube_search', 'chatgpt']);
+    expect(reg.researchProviderFor('organic').name).toBe('serpapi');
+    expect(reg.answerEngines.google_ai_overview).toBeUndefined();
+    expect(reg.writer?.name).toBe('openai-compatible');
+    expect((await reg.writer!.complete({ system: 's', prompt: 'p' })).text).toBe('Echo: p');
+
+    serp.hangNext(1);
+    await expect(reg.researchProviderFor('organic').search('q', { platform: 'organic' })).rejects.toThrow(/timed out after 100 ms/);
+  });
+});
