@@ -78,7 +78,10 @@ function decodeWindows1252(bytes: Uint8Array): string {
 }
 
 /** Decodes a body; malformed sequences become U+FFFD rather than failing the fetch. */
-export function decodeBody(bytes: Uint8Array, contentTypeHeader: string | null | undefined): { text: string; charset: string } {
+export function decodeBody(
+  bytes: Uint8Array,
+  contentTypeHeader: string | null | undefined,
+): { text: string; charset: string } {
   const charset = detectCharset(bytes, contentTypeHeader);
   const text = charset === 'windows-1252' ? decodeWindows1252(bytes) : new TextDecoder(charset).decode(bytes);
   return { text, charset };

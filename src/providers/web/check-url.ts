@@ -148,7 +148,8 @@ export function checkUrl(input: string, options: { allow?: AllowList } = {}): Ch
     return { ok: false, code: 'invalid_url', reason: 'URL could not be parsed' };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { ok: false, code: 'unsupported_scheme', reason: `scheme ${url.protocol} is not allowed; use http or https` };
+    const reason = `scheme ${url.protocol} is not allowed; use http or https`;
+    return { ok: false, code: 'unsupported_scheme', reason };
   }
   // Credentials in a URL are either a leak or a parser-confusion trick (`http://evil.com@127.0.0.1/`); the
   // fetcher never sends them, so any URL carrying them is refused rather than silently rewritten.

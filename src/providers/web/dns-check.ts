@@ -29,9 +29,26 @@ export class BlockedAddressError extends Error {
   }
 }
 
-function resolveAll(lookup: DnsLookup, hostname: string): Promise<LookupAddress[]> {
+/** Raised when the resolver does not answer within the connect time limit. */
+export class DnsTimeoutError extends Error {
+  readonly code = 'ERR_DNS_TIMEOUT';
+  constructor(host: string) {
+    super(`resolving ${host} timed out`);
+    this.name = 'DnsTimeoutError';
+  }
+}
+
+// getaddrinfo has no deadline of its own; a stuck resolver would otherwise hold the request until the connect
+// timer's coarse tick.
+function resolveAll(lookup: DnsLookup, hostname: string, timeoutMs: number | undefined): Promise<LookupAddress[]> {
   return new Promise((resolve, reject) => {
-    lookup(hostname, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses)));
+    const timer =
+      timeoutMs === undefined ? undefined : setTimeout(() => reject(new DnsTimeoutError(hostname)), timeoutMs);
+    lookup(hostname, { all: true }, (err, addresses) => {
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve(addresses);
+    });
   });
 }
 
@@ -50,10 +67,11 @@ export async function resolveChecked(
   hostname: string,
   port: number,
   allow?: AllowList,
+  timeoutMs?: number,
 ): Promise<LookupAddress[]> {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   const literal = isIP(bare);
-  const answers = literal !== 0 ? [{ address: bare, family: literal }] : await resolveAll(lookup, bare);
+  const answers = literal !== 0 ? [{ address: bare, family: literal }] : await resolveAll(lookup, bare, timeoutMs);
   if (!Array.isArray(answers) || answers.length === 0) throw notFound(bare);
   const checked: LookupAddress[] = [];
   for (const answer of answers) {
@@ -72,9 +90,9 @@ export async function resolveChecked(
  * A `net.connect` lookup that answers only with checked addresses for connections to `port`. With
  * autoSelectFamily node asks for all answers and races them; without it, it takes the first of the wanted family.
  */
-export function pinnedLookup(lookup: DnsLookup, port: number, allow?: AllowList): LookupFunction {
+export function pinnedLookup(lookup: DnsLookup, port: number, allow?: AllowList, timeoutMs?: number): LookupFunction {
   return (hostname, options, callback) => {
-    resolveChecked(lookup, hostname, port, allow).then(
+    resolveChecked(lookup, hostname, port, allow, timeoutMs).then(
       (addresses) => {
         const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
         const wanted = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;

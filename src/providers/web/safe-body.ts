@@ -92,7 +92,11 @@ async function* decode(source: AsyncIterable<Buffer>, encoding: string): AsyncGe
  * Collects `body`, undoing `encodings` (outermost last, as listed in Content-Encoding), and fails with
  * BodyTooLargeError as soon as more than `maxBytes` decoded bytes arrive.
  */
-export async function readBody(body: AsyncIterable<Buffer>, encodings: readonly string[], maxBytes: number): Promise<Buffer> {
+export async function readBody(
+  body: AsyncIterable<Buffer>,
+  encodings: readonly string[],
+  maxBytes: number,
+): Promise<Buffer> {
   let stream: AsyncIterable<Buffer> = body;
   for (const encoding of [...encodings].reverse()) stream = decode(stream, encoding);
   const chunks: Buffer[] = [];

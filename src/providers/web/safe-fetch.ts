@@ -22,7 +22,14 @@ import { iso, systemClock, type Clock } from '../../clock.ts';
 import { FetchError, type FetchedPage, type FetchOptions, type PageFetcher } from '../types.ts';
 import { decodeBody, mimeType } from './charset.ts';
 import { checkUrl, effectivePort, type AllowList } from './check-url.ts';
-import { BlockedAddressError, defaultDnsLookup, pinnedLookup, resolveChecked, type DnsLookup } from './dns-check.ts';
+import {
+  BlockedAddressError,
+  DnsTimeoutError,
+  defaultDnsLookup,
+  pinnedLookup,
+  resolveChecked,
+  type DnsLookup,
+} from './dns-check.ts';
 import { blockedAddressReason, canonicalIp } from './ip-policy.ts';
 import {
   ACCEPT_ENCODING,
@@ -109,6 +116,9 @@ function toFetchError(err: unknown, url: string, timedOut: Phase | null): FetchE
     return new FetchError('network', url, err.message);
   }
   const code = errorCode(err);
+  if (err instanceof DnsTimeoutError || cause instanceof DnsTimeoutError) {
+    return new FetchError('timeout', url, 'DNS resolution timed out');
+  }
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return new FetchError('timeout', url, 'connect timed out');
   if (code === 'UND_ERR_HEADERS_TIMEOUT') return new FetchError('timeout', url, 'no complete response headers in time');
   if (code === 'UND_ERR_BODY_TIMEOUT') return new FetchError('timeout', url, 'no complete response body in time');
@@ -138,7 +148,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
     if (!connector) {
       connector = buildConnector({
         timeout: connectTimeoutMs,
-        lookup: pinnedLookup(lookup, port, allow),
+        lookup: pinnedLookup(lookup, port, allow, connectTimeoutMs),
         autoSelectFamily,
       });
       connectors.set(port, connector);
@@ -203,7 +213,8 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
       }
       const contentTypeHeader = headers['content-type'] ?? null;
       const contentType = mimeType(contentTypeHeader);
-      const base = { requestedUrl, url: url.href, status: res.statusCode, headers, contentType, source: 'live' as const };
+      const status = res.statusCode;
+      const base = { requestedUrl, url: url.href, status, headers, contentType, source: 'live' as const };
       if (!isTextType(contentType)) {
         // Binary bodies are not analysed, so they are not downloaded either.
         discard(res.body);
@@ -242,7 +253,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
     async check(input: string): Promise<{ url: URL; addresses: string[] }> {
       const url = checked(input);
       try {
-        const answers = await resolveChecked(lookup, url.hostname, effectivePort(url), allow);
+        const answers = await resolveChecked(lookup, url.hostname, effectivePort(url), allow, connectTimeoutMs);
         return { url, addresses: answers.map((a) => a.address) };
       } catch (err) {
         throw toFetchError(err, input, null);
