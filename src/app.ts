@@ -7,6 +7,8 @@ import { createLogger, type Logger } from './logger.ts';
 import { assertHealthyDatabase, openDatabase, type OpenedDatabase } from './store/db.ts';
 import { migrateToLatest } from './store/migrations/index.ts';
 import { createEngine, type Engine } from './engine/engine.ts';
+import { optimizationPipeline } from './engine/optimize/pipeline.ts';
+import { buildProviders } from './compose.ts';
 import type { Pipeline } from './engine/runner/types.ts';
 import { OPERATIONS } from './tools/registry.ts';
 import type { AnyOperation } from './tools/define.ts';
@@ -52,7 +54,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   const applied = await migrateToLatest(database.db);
   if (applied.length) logger.info({ applied }, 'migrations applied');
 
+  const built = buildProviders(config, { clock });
   const engine = createEngine({
+    providers: built.providers,
     db: database.db,
     dbStats: database.stats,
     clock,
@@ -77,6 +81,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
 
   const operations = options.operations ?? OPERATIONS;
+  engine.runner.register(optimizationPipeline(engine));
   for (const pipeline of options.pipelines?.(engine) ?? []) engine.runner.register(pipeline);
 
   let server: ServerType | undefined;
@@ -144,6 +149,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         clearTimeout(force);
       }
       await engine.runner.stop(graceMs);
+      await built.close();
       await database.close();
     },
   };

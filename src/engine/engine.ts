@@ -6,6 +6,9 @@ import { createIdempotencyService } from './idempotency.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { createUsageService } from './usage.ts';
 import { createRunner } from './runner/runner.ts';
+import { createChangeHub } from './changes.ts';
+import type { EngineProviders } from './providers.ts';
+import { createAnalysis } from './analysis/analysis.ts';
 
 export interface EngineSettings {
   runnerConcurrency: number;
@@ -25,6 +28,7 @@ export interface EngineDeps {
   clock: Clock;
   logger: Logger;
   settings: EngineSettings;
+  providers: EngineProviders;
   /** Lease owner name for the runner (tests name their workers). */
   runnerOwner?: string;
 }
@@ -37,6 +41,7 @@ export function createEngine(deps: EngineDeps) {
   const { db, clock, logger, settings } = deps;
   const usage = createUsageService({ db, clock, logger });
   const idempotency = createIdempotencyService({ clock, ttlMs: settings.idempotencyTtlMs });
+  const changes = createChangeHub();
   const rateLimiter = createRateLimiter(clock);
   const failedAuthLimiter = createRateLimiter(clock);
   const runner = createRunner({
@@ -49,6 +54,7 @@ export function createEngine(deps: EngineDeps) {
     retryBaseMs: settings.retryBaseMs,
     pollMs: settings.pollMs,
     owner: deps.runnerOwner,
+    onChange: changes.emit,
   });
   /** Outbound concurrency per provider kind, so one large job cannot starve the others. */
   const limits = {
@@ -57,7 +63,8 @@ export function createEngine(deps: EngineDeps) {
     writer: new PQueue({ concurrency: settings.concurrency.writer }),
     answer: new PQueue({ concurrency: settings.concurrency.answer }),
   };
-  return { db, dbStats: deps.dbStats, clock, logger, settings, usage, idempotency, rateLimiter, failedAuthLimiter, runner, limits };
+  const analysis = createAnalysis();
+  return { db, dbStats: deps.dbStats, clock, logger, settings, usage, idempotency, rateLimiter, failedAuthLimiter, runner, limits, changes, providers: deps.providers, analysis };
 }
 
 export type Engine = ReturnType<typeof createEngine>;

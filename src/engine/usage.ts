@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { ApiError } from '../errors.ts';
 import { iso, type Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
@@ -145,6 +146,25 @@ export function createUsageService(deps: { db: Db; clock: Clock; logger: Logger 
       const moved = await settleReservation(db, resourceKind, resourceId, 'charged', clock.now());
       if (!moved) logger.info({ resourceKind, resourceId }, 'usage charge skipped: reservation is not reserved');
       return moved;
+    },
+
+    /**
+     * Charges inside the caller's transaction behind a savepoint: when the charge write fails, only it is rolled back,
+     * the caller's result still commits, and the reservation stays `reserved` for the reconciler to charge
+     * (`reconciliation_pending`). Answers whether the charge happened now.
+     */
+    async chargeOrDefer(trx: Db, resourceKind: string, resourceId: string): Promise<'charged' | 'noop' | 'deferred'> {
+      await sql`savepoint usage_charge`.execute(trx);
+      try {
+        const moved = await settleReservation(trx, resourceKind, resourceId, 'charged', clock.now());
+        await sql`release savepoint usage_charge`.execute(trx);
+        return moved ? 'charged' : 'noop';
+      } catch (err) {
+        await sql`rollback to savepoint usage_charge`.execute(trx);
+        await sql`release savepoint usage_charge`.execute(trx);
+        logger.error({ err, resourceKind, resourceId }, 'usage charge failed; the reconciler will retry it');
+        return 'deferred';
+      }
     },
 
     /** Releases the resource's reservation; true once, false (a logged no-op) on every later call. */

@@ -101,6 +101,34 @@ export interface RunsTable {
   updated_at: number;
 }
 
+export type OptimizationStatus = 'queued' | 'running' | 'complete' | 'failed';
+
+export interface OptimizationsTable {
+  /** `opt_` + 26 ULID characters. */
+  id: string;
+  org_id: string;
+  client_id: string | null;
+  url: string;
+  keyword: string;
+  language: string;
+  status: OptimizationStatus;
+  /** The pipeline step in progress: searching, fetching, scoring. */
+  stage: string | null;
+  error: string | null;
+  score: number | null;
+  source_word_count: number | null;
+  competitor_count: number | null;
+  duration_ms: number | null;
+  /** JSON of the full result. */
+  result: string | null;
+  /** JSON of the saved evidence: search snapshot, competitor URLs and hashes, the page's extraction summary. */
+  evidence: string | null;
+  created_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  updated_at: number;
+}
+
 export interface DB {
   organisations: OrganisationsTable;
   clients: ClientsTable;
@@ -108,4 +136,5 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   usage_ledger: UsageLedgerTable;
   runs: RunsTable;
+  optimizations: OptimizationsTable;
 }

@@ -52,7 +52,14 @@ export interface OperationDef<I extends z.ZodObject = z.ZodObject, O extends z.Z
   /** The errors this operation can answer besides the ones every authenticated call can (documented in OpenAPI). */
   errors: readonly ErrorCode[];
   annotations: ToolAnnotations;
+  /**
+   * Checks beyond the schema that need the engine (e.g. the SSRF URL check): field errors answer 400 before any
+   * transaction, reservation or run exists.
+   */
+  validate?(ctx: OperationContext, input: z.output<I>): { path: string; message: string }[];
   handler(ctx: OperationContext, input: z.output<I>): Promise<HandlerResult<z.input<O>>>;
+  /** When the caller asked for progress (MCP progress token): follow the work after commit, answer the body then. */
+  follow?(ctx: OperationContext, body: z.input<O>): Promise<z.input<O>>;
   /** On an idempotent replay, the body to answer (e.g. the resource's current state); default: the stored body. */
   replay?(ctx: OperationContext, stored: StoredResult): Promise<z.input<O>>;
   /** MCP task support for long work (MCP tasks backed by durable runs). */

@@ -101,6 +101,8 @@ export async function invokeOperation(engine: Engine, op: AnyOperation, call: In
     progress: call.progress ?? null,
     afterCommit: (fn) => afterCommit.push(fn),
   };
+  const extra = op.validate?.(ctx, input) ?? [];
+  if (extra.length) throw invalidInput(op.family, extra);
   const defaultStatus = op.http.status;
   const unwrap = (r: unknown) =>
     isHandlerEnvelope(r) ? { status: r.status, body: r.body, resourceId: r.resourceId ?? null } : { status: defaultStatus, body: r, resourceId: null };
@@ -120,7 +122,8 @@ export async function invokeOperation(engine: Engine, op: AnyOperation, call: In
     );
   });
   for (const fn of afterCommit) fn();
-  if (!outcome.replayed) return { status: outcome.status, body: outcome.body, headers: {} };
-  const body = op.replay ? await op.replay(ctx, outcome) : outcome.body;
+  let body = outcome.replayed && op.replay ? await op.replay(ctx, outcome) : outcome.body;
+  if (op.follow && ctx.progress) body = await op.follow(ctx, body);
+  if (!outcome.replayed) return { status: outcome.status, body, headers: {} };
   return { status: op.http.replayStatus ?? outcome.status, body, headers: { 'Idempotent-Replayed': 'true' } };
 }

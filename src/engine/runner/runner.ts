@@ -22,6 +22,8 @@ export interface RunnerOptions {
   pollMs: number;
   /** Lease owner name; defaults to host:pid:random. */
   owner?: string;
+  /** Called after every committed write that moved a run's resource (long-polling waiters wake on it). */
+  onChange?: (kind: string, resourceId: string) => void;
 }
 
 /** The client-safe text of a step failure, and whether another attempt may succeed. */
@@ -61,15 +63,18 @@ export function createRunner(opts: RunnerOptions) {
   });
 
   /** A fenced transaction: throws LeaseLost (and rolls back) when the lease is no longer ours. */
-  async function fenced(lease: Lease, work: (trx: Db) => Promise<void>, patch: Parameters<typeof updateLeasedRun>[2]) {
+  const changed = (run: RunRow) => opts.onChange?.(run.kind, run.resource_id);
+
+  async function fenced(run: RunRow, lease: Lease, work: (trx: Db) => Promise<void>, patch: Parameters<typeof updateLeasedRun>[2]) {
     await immediate(db, async (trx) => {
       if (!(await updateLeasedRun(trx, lease, patch, clock.now()))) throw new LeaseLost();
       await work(trx);
     });
+    changed(run);
   }
 
   async function fail(run: RunRow, lease: Lease, pipeline: Pipeline, checkpoint: Record<string, unknown>, message: string) {
-    await fenced(lease, (trx) => pipeline.onFail(hookCtx(trx, run, checkpoint), message), {
+    await fenced(run, lease, (trx) => pipeline.onFail(hookCtx(trx, run, checkpoint), message), {
       state: 'failed',
       last_error: message,
       lease_owner: null,
@@ -91,7 +96,7 @@ export function createRunner(opts: RunnerOptions) {
     renew.unref();
     try {
       if (!step) {
-        await fenced(lease, (trx) => pipeline.onComplete(hookCtx(trx, run, checkpoint)), {
+        await fenced(run, lease, (trx) => pipeline.onComplete(hookCtx(trx, run, checkpoint)), {
           state: 'done',
           lease_owner: null,
           lease_expires_at: null,
@@ -104,7 +109,7 @@ export function createRunner(opts: RunnerOptions) {
         return;
       }
       if (pipeline.beforeStep) {
-        await fenced(lease, (trx) => pipeline.beforeStep!(hookCtx(trx, run, checkpoint), step, run.step), {});
+        await fenced(run, lease, (trx) => pipeline.beforeStep!(hookCtx(trx, run, checkpoint), step, run.step), {});
       }
       let output: unknown;
       try {
@@ -123,7 +128,7 @@ export function createRunner(opts: RunnerOptions) {
         if (err instanceof LeaseLost || abort.signal.reason instanceof LeaseLost) throw new LeaseLost();
         if (stopping && abort.signal.aborted) {
           // Shutdown interrupted the step: hand the run back untouched, without spending an attempt.
-          await fenced(lease, async () => undefined, { attempts: run.attempts - 1, lease_owner: null, lease_expires_at: null });
+          await fenced(run, lease, async () => undefined, { attempts: run.attempts - 1, lease_owner: null, lease_expires_at: null });
           return;
         }
         const { message, retryable } = classify(err, step.name);
@@ -132,7 +137,7 @@ export function createRunner(opts: RunnerOptions) {
           await fail(run, lease, pipeline, checkpoint, message);
         } else {
           const delay = Math.min(600_000, opts.retryBaseMs * 2 ** (run.attempts - 1));
-          await fenced(lease, async () => undefined, {
+          await fenced(run, lease, async () => undefined, {
             run_after: clock.now() + delay,
             last_error: message,
             lease_owner: null,
@@ -165,6 +170,7 @@ export function createRunner(opts: RunnerOptions) {
           clock.now(),
         );
       });
+      changed(run);
     } catch (err) {
       if (err instanceof LeaseLost) {
         logger.warn({ runId: run.id, kind: run.kind }, 'lease lost: discarding this attempt (another worker owns the run)');
@@ -237,7 +243,11 @@ export function createRunner(opts: RunnerOptions) {
     async runUntilIdle(): Promise<void> {
       for (;;) {
         const claimed = await tick();
-        if (inFlight.size === 0 && claimed === 0) return;
+        if (inFlight.size === 0) {
+          if (claimed === 0) return;
+          // What tick claimed already finished (a fast failure): look again instead of racing no promises forever.
+          continue;
+        }
         await Promise.race([...inFlight.values()].map((f) => f.done));
       }
     },

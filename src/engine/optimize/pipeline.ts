@@ -1,0 +1,179 @@
+import { iso } from '../../clock.ts';
+import { FetchError, type FetchedPage, type SearchResult } from '../../providers/types.ts';
+import { OPTIMIZATION_KIND, updateOptimization } from '../../store/repos/optimizations.ts';
+import { contentHash } from '../analysis/analysis.ts';
+import type { Extraction } from '../analysis/extract/types.ts';
+import { SCORING_VERSION, scoreCompetitors, scorePage } from '../analysis/score/index.ts';
+import type { Engine } from '../engine.ts';
+import { PermanentError, RetryableError, type Pipeline, type StepContext } from '../runner/types.ts';
+
+interface OptimizationInput {
+  url: string;
+  keyword: string;
+  language: string;
+}
+
+interface SearchOutput {
+  provider: string;
+  query: string;
+  language: string;
+  fetchedAt: string;
+  results: SearchResult[];
+}
+
+interface FetchedDoc {
+  url: string;
+  position: number | null;
+  ok: boolean;
+  status: number | null;
+  finalUrl: string | null;
+  contentType: string | null;
+  contentHash: string | null;
+  fetchedAt: string | null;
+  source: string | null;
+  /** Why the page is not used, when ok is false. */
+  reason: string | null;
+  extraction: Extraction | null;
+}
+
+/** A comparison key for "the same page": host without `www.`, no default port, fragment or trailing slash. */
+export function documentKey(raw: string): string {
+  try {
+    const u = new URL(raw);
+    const host = u.hostname.toLowerCase().replace(/^www\./, '');
+    const path = u.pathname.replace(/\/+$/, '') || '/';
+    return `${host}${u.port ? `:${u.port}` : ''}${path}${u.search}`;
+  } catch {
+    return raw;
+  }
+}
+
+function isHtml(page: FetchedPage): boolean {
+  return page.contentType === 'text/html' || page.contentType === 'application/xhtml+xml';
+}
+
+/** The optimization pipeline: search the keyword, fetch the page and its competitors, score. */
+export function optimizationPipeline(engine: Engine): Pipeline {
+  const { providers, analysis, limits } = engine;
+
+  async function fetchDoc(ctx: StepContext, url: string, position: number | null): Promise<FetchedDoc> {
+    const base: FetchedDoc = { url, position, ok: false, status: null, finalUrl: null, contentType: null, contentHash: null, fetchedAt: null, source: null, reason: null, extraction: null };
+    try {
+      const page = await limits.fetch.add(() => providers.fetcher.fetch(url, { signal: ctx.signal }));
+      const doc = { ...base, status: page.status, finalUrl: page.url, contentType: page.contentType, contentHash: contentHash(page.body), fetchedAt: page.fetchedAt, source: page.source };
+      if (page.status !== 200) return { ...doc, reason: `answered HTTP ${page.status}` };
+      if (!isHtml(page)) return { ...doc, reason: `is not HTML (${page.contentType ?? 'no content type'})` };
+      return { ...doc, ok: true, extraction: analysis.extract(page.body, page.url) };
+    } catch (err) {
+      if (err instanceof FetchError) return { ...base, reason: `${err.code}: ${err.message}` };
+      throw err;
+    }
+  }
+
+  return {
+    kind: OPTIMIZATION_KIND,
+    steps: [
+      {
+        name: 'search',
+        async run(ctx): Promise<SearchOutput> {
+          const input = ctx.checkpoint.input as OptimizationInput;
+          const provider = providers.researchProvider('organic');
+          const r = await limits.search.add(
+            () => provider.search(input.keyword, { platform: 'organic', language: input.language, limit: 10, signal: ctx.signal, idempotencyKey: ctx.idempotencyKey() }),
+
+          );
+          return { provider: r.provider, query: input.keyword, language: input.language, fetchedAt: r.fetchedAt, results: r.results.slice(0, 10) };
+        },
+      },
+      {
+        name: 'fetch',
+        async run(ctx) {
+          const input = ctx.checkpoint.input as OptimizationInput;
+          const search = ctx.checkpoint.search as SearchOutput;
+          const self = documentKey(input.url);
+          const seen = new Set([self]);
+          const targets = search.results.filter((r) => {
+            const k = documentKey(r.url);
+            if (seen.has(k)) return false;
+            seen.add(k);
+            return true;
+          });
+          const [page, ...competitors] = await Promise.all([fetchDoc(ctx, input.url, null), ...targets.map((t) => fetchDoc(ctx, t.url, t.position))]);
+          if (!page!.ok) {
+            const reason = `The page could not be analysed: it ${page!.reason ?? 'could not be fetched'}.`;
+            const transient = /^(timeout|network)/.test(page!.reason ?? '');
+            throw transient ? new RetryableError(reason) : new PermanentError(reason);
+          }
+          return { page, competitors };
+        },
+      },
+      {
+        name: 'score',
+        async run(ctx) {
+          const input = ctx.checkpoint.input as OptimizationInput;
+          const search = ctx.checkpoint.search as SearchOutput;
+          const fetched = ctx.checkpoint.fetch as { page: FetchedDoc; competitors: FetchedDoc[] };
+          const used = fetched.competitors.filter((c) => c.ok);
+          if (used.length === 0) {
+            throw new PermanentError(
+              search.results.length === 0
+                ? `The search for "${input.keyword}" returned no ranking pages to compare with.`
+                : 'None of the ranking pages could be fetched, so there is nothing to compare with.',
+            );
+          }
+          const source = analysis.analyze(input.url, fetched.page.extraction!, input.language);
+          const comps = used.map((c) => analysis.analyze(c.url, c.extraction!, input.language));
+          const scored = scorePage(analysis.analyzer, source, comps, input.keyword, input.language);
+          const compScores = scoreCompetitors(analysis.analyzer, comps, input.keyword, input.language);
+          const p = fetched.page;
+          const ex = p.extraction!;
+          return {
+            result: {
+              ...scored,
+              competitorCount: used.length,
+              competitors: used.map((c, i) => ({ url: c.url, title: c.extraction!.title, position: c.position, wordCount: c.extraction!.wordCount, score: compScores[i]! })),
+              scoringVersion: SCORING_VERSION,
+            },
+            evidence: {
+              search: { provider: search.provider, platform: 'organic', query: search.query, language: search.language, fetchedAt: search.fetchedAt, results: search.results.map((r) => ({ position: r.position, url: r.url, title: r.title })) },
+              page: { url: p.url, finalUrl: p.finalUrl, status: p.status, contentHash: p.contentHash, fetchedAt: p.fetchedAt, source: p.source, title: ex.title, h1: ex.h1, metaDescription: ex.metaDescription, canonical: ex.canonical, lang: ex.lang, wordCount: ex.wordCount, headings: ex.headings.length, paragraphs: ex.paragraphs.length, lists: ex.lists.length, tables: ex.tables.length, images: ex.images.length, links: ex.links.length },
+              competitors: fetched.competitors.map((c) => ({ url: c.url, position: c.position, included: c.ok, status: c.status, finalUrl: c.finalUrl, contentHash: c.contentHash, fetchedAt: c.fetchedAt, source: c.source, reason: c.reason })),
+              scoringVersion: SCORING_VERSION,
+            },
+          };
+        },
+      },
+    ],
+    async beforeStep(ctx, step) {
+      const stage = { search: 'searching', fetch: 'fetching', score: 'scoring' }[step.name] ?? step.name;
+      const row = await ctx.trx.selectFrom('optimizations').select('started_at').where('id', '=', ctx.resourceId).executeTakeFirstOrThrow();
+      await updateOptimization(ctx.trx, ctx.resourceId, { status: 'running', stage, started_at: row.started_at ?? ctx.now }, ctx.now);
+    },
+    async onComplete(ctx) {
+      const out = ctx.checkpoint.score as { result: Record<string, unknown> & { rankabilityScore: number; sourceWordCount: number; competitorCount: number }; evidence: unknown };
+      const row = await ctx.trx.selectFrom('optimizations').select('started_at').where('id', '=', ctx.resourceId).executeTakeFirstOrThrow();
+      const duration = ctx.now - (row.started_at ?? ctx.now);
+      await updateOptimization(
+        ctx.trx,
+        ctx.resourceId,
+        {
+          status: 'complete',
+          stage: null,
+          completed_at: ctx.now,
+          score: out.result.rankabilityScore,
+          source_word_count: out.result.sourceWordCount,
+          competitor_count: out.result.competitorCount,
+          duration_ms: duration,
+          result: JSON.stringify({ ...out.result, duration }),
+          evidence: JSON.stringify({ ...(out.evidence as object), completedAt: iso(ctx.now) }),
+        },
+        ctx.now,
+      );
+      await engine.usage.chargeOrDefer(ctx.trx, OPTIMIZATION_KIND, ctx.resourceId);
+    },
+    async onFail(ctx, message) {
+      await updateOptimization(ctx.trx, ctx.resourceId, { status: 'failed', stage: null, error: message, completed_at: ctx.now }, ctx.now);
+      await engine.usage.release(ctx.trx, OPTIMIZATION_KIND, ctx.resourceId);
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { ulid } from 'ulid';
+import { ApiError } from '../../errors.ts';
+import type { Principal } from '../auth.ts';
+import type { Engine } from '../engine.ts';
+import type { Db } from '../../store/db.ts';
+import { getOwnedClient } from '../../store/repos/clients.ts';
+import { getOptimization, insertOptimization, listOptimizations, OPTIMIZATION_KIND, type OptimizationFilter } from '../../store/repos/optimizations.ts';
+import { insertRun } from '../../store/repos/runs.ts';
+import { BASE_UNITS } from '../usage.ts';
+import { optimizationProgress, optimizationView, type OptimizationView } from './views.ts';
+
+export interface StartOptimization {
+  url: string;
+  keyword: string;
+  language: string;
+  client_id?: string;
+}
+
+const TERMINAL = new Set(['complete', 'failed']);
+
+/** Accepts an optimization inside the caller's transaction: the row, its reservation and its queued run together. */
+export async function startOptimization(engine: Engine, trx: Db, principal: Principal, input: StartOptimization) {
+  if (input.client_id && !(await getOwnedClient(trx, principal.orgId, input.client_id))) {
+    throw new ApiError('not_found', 'No such client.', { field: 'client_id' });
+  }
+  const now = engine.clock.now();
+  const id = `opt_${ulid(now)}`;
+  await insertOptimization(trx, { id, org_id: principal.orgId, client_id: input.client_id ?? null, url: input.url, keyword: input.keyword, language: input.language }, now);
+  await engine.usage.reserve(trx, { orgId: principal.orgId, plan: principal.plan, operation: 'optimize_page', units: BASE_UNITS.optimize_page, resourceKind: OPTIMIZATION_KIND, resourceId: id });
+  const run = await insertRun(trx, { kind: OPTIMIZATION_KIND, resourceId: id, orgId: principal.orgId, maxAttempts: engine.settings.maxAttempts }, now);
+  await trx.updateTable('runs').set({ checkpoint: JSON.stringify({ input: { url: input.url, keyword: input.keyword, language: input.language } }) }).where('id', '=', run.id).execute();
+  return readOptimization(engine, trx, principal.orgId, id, 'status');
+}
+
+export async function readOptimization(engine: Engine, db: Db, orgId: string, id: string, view: OptimizationView) {
+  const row = await getOptimization(db, orgId, id);
+  if (!row) throw new ApiError('not_found', 'No such optimization.');
+  return optimizationView(row, view);
+}
+
+/** Waits up to `seconds` for the run's status to move from `fromStatus` (or end), then answers the current view. */
+export async function waitForOptimization(engine: Engine, orgId: string, id: string, view: OptimizationView, seconds: number, signal?: AbortSignal) {
+  const first = await getOptimization(engine.db, orgId, id);
+  if (!first) throw new ApiError('not_found', 'No such optimization.');
+  if (seconds > 0 && !TERMINAL.has(first.status)) {
+    await engine.changes.waitFor(
+      OPTIMIZATION_KIND,
+      id,
+      async () => (await getOptimization(engine.db, orgId, id))?.status !== first.status,
+      seconds * 1000,
+      signal,
+    );
+  }
+  return readOptimization(engine, engine.db, orgId, id, view);
+}
+
+/**
+ * Follows a run until it ends (or `maxMs`), reporting each stage it reaches; answers the record as it then is.
+ * For MCP callers that sent a progress token.
+ */
+export async function followOptimization(engine: Engine, orgId: string, id: string, report: (p: number, total: number, message: string) => Promise<void>, maxMs: number, signal?: AbortSignal) {
+  const deadline = Date.now() + maxMs;
+  let last = '';
+  for (;;) {
+    const row = await getOptimization(engine.db, orgId, id);
+    if (!row) throw new ApiError('not_found', 'No such optimization.');
+    const p = optimizationProgress(row);
+    if (p.message !== last) {
+      last = p.message;
+      await report(p.progress, p.total, p.message);
+    }
+    const remaining = deadline - Date.now();
+    if (TERMINAL.has(row.status) || remaining <= 0 || signal?.aborted) return optimizationView(row, 'status');
+    await engine.changes.waitFor(OPTIMIZATION_KIND, id, async () => {
+      const now = await getOptimization(engine.db, orgId, id);
+      return !!now && optimizationProgress(now).message !== last;
+    }, remaining, signal);
+  }
+}
+
+export async function listOptimizationViews(engine: Engine, orgId: string, filter: OptimizationFilter, page: { limit: number; offset: number }) {
+  const { rows, total } = await listOptimizations(engine.db, orgId, filter, page);
+  return { rows: rows.map((r) => optimizationView(r, 'summary')), total };
+}

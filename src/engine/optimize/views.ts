@@ -1,0 +1,62 @@
+import { iso } from '../../clock.ts';
+import type { OptimizationRow } from '../../store/repos/optimizations.ts';
+
+export type BillingStatus = 'reserved' | 'finalized' | 'released' | 'reconciliation_pending';
+export type OptimizationView = 'status' | 'summary' | 'full';
+
+/**
+ * Billing state read from the ledger, not stored twice: charged is `finalized`, released is `released`, and a
+ * reservation still open on a complete run is `reconciliation_pending` (the charge write failed; the reconciler
+ * retries it).
+ */
+export function billingStatus(row: Pick<OptimizationRow, 'status' | 'ledger_state'>): BillingStatus {
+  if (row.ledger_state === 'charged') return 'finalized';
+  if (row.ledger_state === 'released') return 'released';
+  return row.status === 'complete' ? 'reconciliation_pending' : 'reserved';
+}
+
+const STAGE_PROGRESS: Record<string, number> = { searching: 1, fetching: 2, scoring: 3 };
+
+/** Progress of a run as (done, total, stage) for MCP progress notifications. */
+export function optimizationProgress(row: Pick<OptimizationRow, 'status' | 'stage'>): { progress: number; total: number; message: string } {
+  if (row.status === 'complete') return { progress: 4, total: 4, message: 'complete' };
+  if (row.status === 'failed') return { progress: 4, total: 4, message: 'failed' };
+  if (row.status === 'queued') return { progress: 0, total: 4, message: 'queued' };
+  return { progress: STAGE_PROGRESS[row.stage ?? ''] ?? 0, total: 4, message: row.stage ?? 'running' };
+}
+
+/** The record in the requested view: `status` for polling, `summary` after completion, `full` with the evidence. */
+export function optimizationView(row: OptimizationRow, view: OptimizationView) {
+  const base = {
+    optimization_id: row.id,
+    status: row.status,
+    stage: row.status === 'running' ? row.stage : null,
+    client_id: row.client_id,
+    url: row.url,
+    keyword: row.keyword,
+    language: row.language,
+    created_at: iso(row.created_at),
+    started_at: row.started_at === null ? null : iso(row.started_at),
+    completed_at: row.completed_at === null ? null : iso(row.completed_at),
+    error: row.error,
+    billing_status: billingStatus(row),
+  };
+  if (view === 'status') return base;
+  const summary =
+    row.status === 'complete'
+      ? {
+          rankabilityScore: row.score ?? 0,
+          sourceWordCount: row.source_word_count ?? 0,
+          competitorCount: row.competitor_count ?? 0,
+          duration: row.duration_ms ?? 0,
+          billingFinalized: billingStatus(row) === 'finalized',
+        }
+      : null;
+  if (view === 'summary') return { ...base, summary };
+  return {
+    ...base,
+    summary,
+    result: row.result === null ? null : (JSON.parse(row.result) as Record<string, unknown>),
+    evidence: row.evidence === null ? null : (JSON.parse(row.evidence) as Record<string, unknown>),
+  };
+}

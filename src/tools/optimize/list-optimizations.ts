@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { ApiError } from '../../errors.ts';
+import { getOwnedClient } from '../../store/repos/clients.ts';
+import { defineOperation } from '../define.ts';
+import { listOf, pageOf, PaginationInput, Uuid } from '../common/schemas.ts';
+import { listOptimizationViews } from '../../engine/optimize/service.ts';
+import { OptimizationStatus, OptimizationSummaryRecord } from './schemas.ts';
+
+export const listOptimizations = defineOperation({
+  name: 'list_optimizations',
+  title: 'List optimizations',
+  description: "The organisation's optimizations, newest first, as summaries without full results; filter by client, status, keyword (substring) or exact url.",
+  family: 'optimize',
+  http: { method: 'GET', path: '/optimizations', status: 200 },
+  scope: 'optimize:read',
+  subscription: null,
+  idempotency: 'none',
+  input: z.strictObject({
+    client_id: Uuid.optional(),
+    status: OptimizationStatus.optional(),
+    keyword: z.string().min(1).max(200).optional(),
+    url: z.string().min(1).max(2048).optional(),
+    ...PaginationInput,
+  }),
+  output: listOf(OptimizationSummaryRecord),
+  errors: ['validation_error'],
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: async (ctx, input) => {
+    if (input.client_id && !(await getOwnedClient(ctx.db, ctx.principal.orgId, input.client_id))) throw new ApiError('not_found', 'No such client.');
+    const { rows, total } = await listOptimizationViews(ctx.engine, ctx.principal.orgId, { clientId: input.client_id, status: input.status, keyword: input.keyword, url: input.url }, input);
+    return pageOf(rows as z.input<typeof OptimizationSummaryRecord>[], input, total);
+  },
+});

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { Timestamp } from '../common/schemas.ts';
+
+export const OptimizationStatus = z.enum(['queued', 'running', 'complete', 'failed']);
+export const BillingStatus = z.enum(['reserved', 'finalized', 'released', 'reconciliation_pending']);
+export const ViewParam = z.enum(['status', 'summary', 'full']);
+
+const base = {
+  optimization_id: z.string().describe('opt_ + 26 ULID characters.'),
+  status: OptimizationStatus,
+  stage: z.string().nullable().describe('searching, fetching or scoring while running; null otherwise.'),
+  client_id: z.string().nullable(),
+  url: z.string(),
+  keyword: z.string(),
+  language: z.string(),
+  created_at: Timestamp,
+  started_at: Timestamp.nullable(),
+  completed_at: Timestamp.nullable(),
+  error: z.string().nullable().describe('The saved error of a failed run.'),
+  billing_status: BillingStatus,
+};
+
+export const Summary = z
+  .object({
+    rankabilityScore: z.number(),
+    sourceWordCount: z.number().int(),
+    competitorCount: z.number().int(),
+    duration: z.number().int().describe('Milliseconds from start to completion.'),
+    billingFinalized: z.boolean(),
+  })
+  .nullable()
+  .describe('Null until the run is complete.');
+
+const Check = z.object({
+  id: z.string(),
+  category: z.string(),
+  label: z.string(),
+  earned: z.number(),
+  possible: z.number(),
+  evidence: z.record(z.string(), z.unknown()),
+  recommendation: z.string().nullable(),
+});
+
+export const OptimizationResult = z
+  .object({
+    rankabilityScore: z.number().describe('0-100, the sum of scoreDetails points (docs/scoring.md).'),
+    categoryScores: z.record(z.string(), z.number()).describe('Percent of each category earned: coverage, length, headings, metadata, readability, structure.'),
+    scoreDetails: z.array(Check),
+    entities: z.array(
+      z.object({
+        term: z.string(),
+        kind: z.enum(['term', 'entity']),
+        importance: z.number(),
+        sourceCount: z.number().int().describe('Competitor pages that use it.'),
+        competitorRange: z.object({ p25: z.number(), median: z.number(), p75: z.number() }),
+        sourceUses: z.number().int(),
+        status: z.enum(['missing', 'under', 'ok', 'over']),
+      }),
+    ),
+    sourceWordCount: z.number().int(),
+    competitorCount: z.number().int().describe('Equals the length of competitors.'),
+    competitors: z.array(z.object({ url: z.string(), title: z.string(), position: z.number().int().nullable(), wordCount: z.number().int(), score: z.number() })),
+    duration: z.number().int(),
+    scoringVersion: z.string(),
+  })
+  .passthrough();
+
+export const OptimizationStatusRecord = z.object(base);
+export const OptimizationSummaryRecord = z.object({ ...base, summary: Summary });
+/** Any view: status fields always; summary from view=summary; result and evidence from view=full. */
+export const OptimizationRecord = z.object({
+  ...base,
+  summary: Summary.optional(),
+  result: OptimizationResult.nullable().optional(),
+  evidence: z.record(z.string(), z.unknown()).nullable().optional(),
+});
+
+/** The record's data; engine views are JSON built from rows and cast to it at the tool boundary. */
+export type OptimizationRecordData = z.input<typeof OptimizationRecord>;

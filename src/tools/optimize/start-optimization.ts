@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { defineOperation } from '../define.ts';
+import { Uuid } from '../common/schemas.ts';
+import { followOptimization, readOptimization, startOptimization as start } from '../../engine/optimize/service.ts';
+import { OptimizationRecord, type OptimizationRecordData } from './schemas.ts';
+
+/** How long start_optimization follows the run for a caller that asked for progress (under MCP clients' 60 s timeout). */
+const FOLLOW_MS = 50_000;
+
+export const startOptimization = defineOperation({
+  name: 'start_optimization',
+  title: 'Start an optimization',
+  description:
+    'Score one public page against the pages that rank for its keyword. Asynchronous and durable: answers the queued record (202); poll get_optimization. With an MCP progress token the call reports each stage and answers when the run ends (or after 50 s). Requires an idempotency key; the same key and request return the same run.',
+  family: 'optimize',
+  http: { method: 'POST', path: '/optimize', status: 202 },
+  scope: 'optimize:run',
+  subscription: 'plan_required',
+  idempotency: 'required',
+  input: z.strictObject({
+    url: z.string().trim().min(1).max(2048).describe('A public http(s) page.'),
+    keyword: z.string().trim().min(1).max(200).describe('The target query.'),
+    language: z.string().trim().min(1).max(10).regex(/^[A-Za-z0-9-]+$/, 'Use a language code such as en-US.').default('en-US'),
+    client_id: Uuid.optional().describe('An organisation-owned client, to attribute and filter history.'),
+  }),
+  output: OptimizationRecord,
+  errors: ['validation_error', 'idempotency_key_required', 'plan_required', 'usage_limit_reached', 'idempotency_key_reused', 'idempotency_key_in_use'],
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  validate: (ctx, input) => {
+    const checked = ctx.engine.providers.checkUrl(input.url);
+    return checked.ok ? [] : [{ path: 'url', message: checked.reason }];
+  },
+  handler: async (ctx, input) => {
+    const record = (await start(ctx.engine, ctx.db, ctx.principal, input)) as OptimizationRecordData;
+    ctx.afterCommit(() => ctx.engine.runner.notify());
+    return { status: 202, body: record, resourceId: record.optimization_id };
+  },
+  replay: async (ctx, stored) => (await readOptimization(ctx.engine, ctx.engine.db, ctx.principal.orgId, stored.resourceId!, 'status')) as OptimizationRecordData,
+  follow: async (ctx, body) => (await followOptimization(ctx.engine, ctx.principal.orgId, body.optimization_id, ctx.progress!, FOLLOW_MS, ctx.signal)) as OptimizationRecordData,
+});
