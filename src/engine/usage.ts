@@ -80,11 +80,18 @@ export function createUsageService(deps: { db: Db; clock: Clock; logger: Logger 
     return null;
   }
 
+  /** Both windows' loads in one read. */
+  async function loads(db: Db, orgId: string, now: number) {
+    const s = await windowSums(db, orgId, now - WINDOWS['24h'], now - WINDOWS['7d']);
+    return { '24h': s.short, '7d': s.long } as const;
+  }
+
   async function view(db: Db, orgId: string, plan: Plan): Promise<UsageView> {
     const now = clock.now();
     const windows = {} as Record<WindowName, WindowView>;
+    const all = await loads(db, orgId, now);
     for (const w of Object.keys(WINDOWS) as WindowName[]) {
-      const s = await windowSums(db, orgId, now - WINDOWS[w]);
+      const s = all[w];
       const limit = limitOf(plan, w);
       const free = Math.max(0, limit - s.charged - s.reserved);
       const recovers = free > 0 ? null : await recoversAt(db, orgId, plan, w, 1, now);
@@ -102,8 +109,9 @@ export function createUsageService(deps: { db: Db; clock: Clock; logger: Logger 
   /** The first window `units` would overflow, or null when it fits both. */
   async function overflow(db: Db, orgId: string, plan: Plan, units: number, now: number) {
     let worst: { window: WindowName; limit: number; load: number; recovers: number | null } | null = null;
+    const all = await loads(db, orgId, now);
     for (const w of Object.keys(WINDOWS) as WindowName[]) {
-      const s = await windowSums(db, orgId, now - WINDOWS[w]);
+      const s = all[w];
       const limit = limitOf(plan, w);
       const load = s.charged + s.reserved;
       if (load + units <= limit) continue;

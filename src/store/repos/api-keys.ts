@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db.ts';
+import { preparedQuery } from '../prepared.ts';
 import type { ApiKeysTable, Plan, SubscriptionStatus } from '../schema.ts';
 
 export type ApiKeyRow = ApiKeysTable;
@@ -34,9 +35,8 @@ export async function insertApiKey(
   return row;
 }
 
-/** The key row with its organisation's plan and subscription, read fresh on every request (no stale cache). */
-export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyWithOrganisation | undefined> {
-  return db
+const keyByHash = preparedQuery((db: Db, keyHash: string) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('organisations', 'organisations.id', 'api_keys.org_id')
     .select([
@@ -48,8 +48,12 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyWithOrg
       'organisations.plan',
       'organisations.subscription_status',
     ])
-    .where('api_keys.key_hash', '=', keyHash)
-    .executeTakeFirst();
+    .where('api_keys.key_hash', '=', keyHash),
+);
+
+/** The key row with its organisation's plan and subscription, read fresh on every request (no stale cache). */
+export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyWithOrganisation | undefined> {
+  return (await keyByHash(db, keyHash))[0];
 }
 
 export async function revokeApiKey(db: Db, id: string, now: number): Promise<boolean> {

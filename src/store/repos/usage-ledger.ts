@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
+import { preparedQuery } from '../prepared.ts';
 import type { UsageLedgerTable } from '../schema.ts';
 
 export type LedgerRow = UsageLedgerTable;
@@ -10,19 +11,30 @@ export interface WindowSums {
   reserved: number;
 }
 
-/** Charged and reserved units accepted after `since` (exclusive): the rolling window's load. */
-export async function windowSums(db: Db, orgId: string, since: number): Promise<WindowSums> {
-  const r = await db
+const sumsQuery = preparedQuery((db: Db, orgId: string, sinceShort: number, sinceLong: number) =>
+  db
     .selectFrom('usage_ledger')
     .select([
-      sql<number>`coalesce(sum(case when state = 'charged' then units else 0 end), 0)`.as('charged'),
-      sql<number>`coalesce(sum(case when state = 'reserved' then units else 0 end), 0)`.as('reserved'),
+      sql<number>`coalesce(sum(case when state = 'charged' and created_at > ${sinceShort} then units else 0 end), 0)`.as('charged_short'),
+      sql<number>`coalesce(sum(case when state = 'reserved' and created_at > ${sinceShort} then units else 0 end), 0)`.as('reserved_short'),
+      sql<number>`coalesce(sum(case when state = 'charged' then units else 0 end), 0)`.as('charged_long'),
+      sql<number>`coalesce(sum(case when state = 'reserved' then units else 0 end), 0)`.as('reserved_long'),
     ])
     .where('org_id', '=', orgId)
-    .where('created_at', '>', since)
-    .where('state', '!=', 'released')
-    .executeTakeFirstOrThrow();
-  return { charged: Number(r.charged), reserved: Number(r.reserved) };
+    .where('created_at', '>', sinceLong)
+    .where('state', '!=', 'released'),
+);
+
+/**
+ * Charged and reserved units accepted after `sinceShort` and after `sinceLong` (both exclusive), in one indexed read:
+ * the loads of the two rolling windows.
+ */
+export async function windowSums(db: Db, orgId: string, sinceShort: number, sinceLong: number): Promise<{ short: WindowSums; long: WindowSums }> {
+  const r = (await sumsQuery(db, orgId, sinceShort, sinceLong))[0]!;
+  return {
+    short: { charged: Number(r.charged_short), reserved: Number(r.reserved_short) },
+    long: { charged: Number(r.charged_long), reserved: Number(r.reserved_long) },
+  };
 }
 
 /** Live (charged or reserved) entries after `since`, oldest first: used to find when a window recovers. */

@@ -1,0 +1,194 @@
+/**
+ * `npm run bench -- foundation`: the foundation's three ratios, each measured side by side in this run.
+ *  1. REST GET /usage (auth + rate limiting + usage read) vs a bare node:http server doing the same indexed read.
+ *  2. MCP tools/call get_usage over Streamable HTTP vs a minimal SDK server answering a constant.
+ *  3. Runner jobs/s of a one-step pipeline vs a raw claim-and-complete loop on the same database settings.
+ * Servers run in child processes so the load generator does not share their event loop.
+ */
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import autocannon from 'autocannon';
+import { createApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { issueApiKey } from '../src/engine/admin.ts';
+import { SCOPES } from '../src/engine/scopes.ts';
+import { createOrganisation } from '../src/store/repos/organisations.ts';
+import { insertRun } from '../src/store/repos/runs.ts';
+import { immediate } from '../src/store/db.ts';
+import { insertReservation, settleReservation } from '../src/store/repos/usage-ledger.ts';
+import type { Pipeline } from '../src/engine/runner/types.ts';
+import { tempDir } from '../test/helpers/temp.ts';
+import { spawnJsonServer, table } from './lib/harness.ts';
+
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
+
+async function seed(dbPath: string, keys: number) {
+  const config = loadConfig({ AGENT_API_DB: dbPath, AGENT_API_LOG_LEVEL: 'silent' });
+  const app = await createApp({ config, logger: createLogger('silent') });
+  const db = app.database.db;
+  const now = Date.now();
+  const org = await createOrganisation(db, { name: 'bench', plan: 'agency', subscription: 'active' }, now);
+  const apiKeys: string[] = [];
+  await immediate(db, async (trx) => {
+    for (let i = 0; i < keys; i++) apiKeys.push((await issueApiKey(trx, { orgId: org.id, scopes: SCOPES }, now)).apiKey);
+    // A realistic ledger: a week of settled work for this organisation.
+    for (let i = 0; i < 2_000; i++) {
+      const id = randomUUID();
+      await insertReservation(trx, { orgId: org.id, operation: 'optimize_page', resourceKind: 'bench', resourceId: id, units: 1 }, now - i * 300_000);
+      await settleReservation(trx, 'bench', id, i % 3 ? 'charged' : 'released', now);
+    }
+  });
+  await app.close();
+  return { orgId: org.id, apiKeys };
+}
+
+async function cannon(url: string, headers: () => Record<string, string>) {
+  const run = (duration: number) =>
+    new Promise<autocannon.Result>((resolve, reject) => {
+      autocannon(
+        {
+          url,
+          connections: 16,
+          duration,
+          requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, headers: { ...(req.headers as object), ...headers() } }) }],
+        },
+        (err, res) => (err ? reject(err) : resolve(res)),
+      );
+    });
+  await run(1); // warm-up: JIT, statement caches, keep-alive sockets
+  return run(DURATION_S);
+}
+
+async function restBench(dbPath: string, orgId: string, apiKeys: string[]) {
+  const env = { AGENT_API_DB: dbPath, AGENT_API_LOG_LEVEL: 'info', BENCH_ORG_ID: orgId };
+  const bare = await spawnJsonServer('bench/lib/bare-usage-server.ts', env);
+  const ours = await spawnJsonServer('bench/lib/app-server.ts', env);
+  try {
+    const b = await cannon(`http://127.0.0.1:${bare.port}/usage`, () => ({}));
+    let i = 0;
+    const o = await cannon(`http://127.0.0.1:${ours.port}/api/agent/v1/usage`, () => ({ authorization: `Bearer ${apiKeys[i++ % apiKeys.length]}` }));
+    const non2xx = o.non2xx;
+    return { bare: b, ours: o, non2xx };
+  } finally {
+    await bare.stop();
+    await ours.stop();
+  }
+}
+
+async function mcpLoad(port: number, keys: string[], lanes: number) {
+  const clients: Client[] = [];
+  for (const key of keys) {
+    const client = new Client({ name: 'bench', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: key ? { Authorization: `Bearer ${key}` } : {} } }));
+    clients.push(client);
+  }
+  let next = 0;
+  const go = async (ms: number) => {
+    let calls = 0;
+    let errors = 0;
+    const until = performance.now() + ms;
+    await Promise.all(
+      Array.from({ length: lanes }, async () => {
+        while (performance.now() < until) {
+          const r = await clients[next++ % clients.length]!.callTool({ name: 'get_usage', arguments: {} });
+          if (r.isError) errors++;
+          calls++;
+        }
+      }),
+    );
+    return { callsPerSecond: calls / (ms / 1000), errors };
+  };
+  await go(1_000);
+  const result = await go(DURATION_S * 1000);
+  await Promise.all(clients.map((c) => c.close()));
+  return result;
+}
+
+async function mcpBench(dbPath: string, orgId: string, apiKeys: string[]) {
+  const env = { AGENT_API_DB: dbPath, AGENT_API_LOG_LEVEL: 'info', BENCH_ORG_ID: orgId };
+  const minimal = await spawnJsonServer('bench/lib/minimal-mcp-server.ts', env);
+  const ours = await spawnJsonServer('bench/lib/app-server.ts', env);
+  const sessions = 150;
+  try {
+    const base = await mcpLoad(minimal.port, Array.from({ length: sessions }, () => ''), 16);
+    const mine = await mcpLoad(ours.port, apiKeys.slice(0, sessions), 16);
+    return { base, mine };
+  } finally {
+    await minimal.stop();
+    await ours.stop();
+  }
+}
+
+async function runnerBench(jobs: number) {
+  // Ours: the durable runner with a one-step pipeline whose step does nothing.
+  const t1 = tempDir('agent-api-bench-');
+  const config = loadConfig({ AGENT_API_DB: t1.dbPath, AGENT_API_LOG_LEVEL: 'silent', AGENT_API_RUNNER_CONCURRENCY: '8' });
+  const noop: Pipeline = { kind: 'bench', steps: [{ name: 'noop', run: async () => null }], onComplete: async () => undefined, onFail: async () => undefined };
+  const app = await createApp({ config, logger: createLogger('silent'), pipelines: () => [noop] });
+  const org = await createOrganisation(app.database.db, { name: 'bench', plan: 'agency', subscription: 'active' }, Date.now());
+  await immediate(app.database.db, async (trx) => {
+    for (let i = 0; i < jobs; i++) await insertRun(trx, { kind: 'bench', resourceId: randomUUID(), orgId: org.id, maxAttempts: 3 }, Date.now());
+  });
+  let t = performance.now();
+  await app.engine.runner.runUntilIdle();
+  const oursPerSecond = jobs / ((performance.now() - t) / 1000);
+  await app.close();
+  t1.cleanup();
+
+  // Raw: one table, one claim statement and one completion statement per job, same pragmas.
+  const t2 = tempDir('agent-api-bench-');
+  const raw = new Database(t2.dbPath);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = FULL');
+  raw.pragma('busy_timeout = 5000');
+  raw.exec(`create table jobs (id text primary key, state text not null, run_after integer not null, lease_owner text, lease_expires_at integer);
+            create index jobs_due on jobs (state, run_after);`);
+  const ins = raw.prepare(`insert into jobs values (?, 'pending', ?, null, null)`);
+  raw.transaction(() => {
+    for (let i = 0; i < jobs; i++) ins.run(randomUUID(), Date.now());
+  })();
+  const claim = raw.prepare(`update jobs set lease_owner = ?, lease_expires_at = ? where id = (select id from jobs where state = 'pending' and run_after <= ? and (lease_expires_at is null or lease_expires_at <= ?) order by run_after limit 1) returning id`);
+  const done = raw.prepare(`update jobs set state = 'done', lease_owner = null where id = ? and lease_owner = ?`);
+  t = performance.now();
+  for (;;) {
+    const now = Date.now();
+    const row = claim.get('raw', now + 30_000, now, now) as { id: string } | undefined;
+    if (!row) break;
+    done.run(row.id, 'raw');
+  }
+  const rawPerSecond = jobs / ((performance.now() - t) / 1000);
+  raw.close();
+  t2.cleanup();
+  return { oursPerSecond, rawPerSecond };
+}
+
+export async function run(args: string[]): Promise<void> {
+  const only = args.filter((a) => !a.startsWith('-'));
+  const want = (name: string) => only.length === 0 || only.includes(name);
+  const tmp = tempDir('agent-api-bench-');
+  try {
+    const { orgId, apiKeys } = await seed(tmp.dbPath, 600);
+    const rows: string[][] = [];
+    if (want('rest')) {
+      const r = await restBench(tmp.dbPath, orgId, apiKeys);
+      rows.push(['REST GET /usage req/s', r.ours.requests.average.toFixed(0), r.bare.requests.average.toFixed(0), (r.ours.requests.average / r.bare.requests.average).toFixed(2), '>= 0.5']);
+      rows.push(['REST GET /usage p99 ms', String(r.ours.latency.p99), String(r.bare.latency.p99), (r.bare.latency.p99 / Math.max(1, r.ours.latency.p99)).toFixed(2), '(bare/ours)']);
+      if (r.non2xx) rows.push(['REST non-2xx answers', String(r.non2xx), '', '', '']);
+    }
+    if (want('mcp')) {
+      const m = await mcpBench(tmp.dbPath, orgId, apiKeys);
+      rows.push(['MCP tools/call get_usage calls/s', m.mine.callsPerSecond.toFixed(0), m.base.callsPerSecond.toFixed(0), (m.mine.callsPerSecond / m.base.callsPerSecond).toFixed(2), '>= 0.8']);
+      if (m.mine.errors) rows.push(['MCP tool errors', String(m.mine.errors), '', '', '']);
+    }
+    if (want('runner')) {
+      const r = await runnerBench(3_000);
+      rows.push(['Runner one-step jobs/s', r.oursPerSecond.toFixed(0), r.rawPerSecond.toFixed(0), (r.oursPerSecond / r.rawPerSecond).toFixed(2), '>= 0.25']);
+    }
+    process.stdout.write(table(['measure', 'ours', 'baseline', 'ratio', 'goal'], rows));
+  } finally {
+    tmp.cleanup();
+  }
+}

@@ -1,0 +1,26 @@
+import type { CompiledQuery, Compilable } from 'kysely';
+import type { Db } from './db.ts';
+
+/**
+ * A hot-path query compiled once. Kysely builds and compiles a query on every call; for the few queries every request
+ * runs (key lookup, usage windows) the SQL never changes, so it is compiled once with placeholder values whose
+ * positions are remembered, and later calls only swap in the real parameters. Works on any Db of the dialect,
+ * inside or outside a transaction.
+ */
+export function preparedQuery<P extends readonly unknown[], R>(build: (db: Db, ...params: P) => Compilable<R>) {
+  let compiled: { query: CompiledQuery<R>; slots: Array<{ param: number } | { value: unknown }> } | undefined;
+  return async (db: Db, ...params: P): Promise<R[]> => {
+    if (!compiled) {
+      const sentinels = params.map((_, i) => `\u0000param${i}\u0000`) as unknown as P;
+      const query = build(db, ...sentinels).compile();
+      const slots = query.parameters.map((v) => {
+        const i = sentinels.indexOf(v as never);
+        return i >= 0 ? { param: i } : { value: v };
+      });
+      compiled = { query, slots };
+    }
+    const { query, slots } = compiled;
+    const parameters = slots.map((s) => ('param' in s ? params[s.param] : s.value));
+    return (await db.executeQuery<R>({ ...query, parameters })).rows;
+  };
+}
