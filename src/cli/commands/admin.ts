@@ -136,21 +136,25 @@ export function registerAdminCommands(program: Command, config: Config, io: CliI
     .command('list')
     .description("list an organisation's keys (never the keys themselves)")
     .requiredOption('--org <id>', 'organisation id')
-    .option('--json', 'print JSON lines')
+    .option('--json', 'print one JSON object: {"org_id", "keys": [...]}')
     .action(async (o: { org: string; json?: boolean }) => {
-      const rows = await withStore(config, (s) => listApiKeys(s.db, o.org));
-      for (const r of rows) {
-        const view = {
-          key_id: r.id,
-          name: r.name,
-          prefix: r.display_prefix,
-          scopes: JSON.parse(r.scopes) as string[],
-          created_at: iso(r.created_at),
-          expires_at: r.expires_at === null ? null : iso(r.expires_at),
-          revoked_at: r.revoked_at === null ? null : iso(r.revoked_at),
-        };
-        if (o.json) printJson(io, view);
-        else io.out(`${view.key_id}  ${view.prefix}…  ${view.scopes.join(',')}  ${view.revoked_at ? 'revoked' : view.expires_at ? `expires ${view.expires_at}` : 'active'}  ${view.name}`);
+      const rows = await withStore(config, async (s) => {
+        if (!(await getOrganisation(s.db, o.org))) throw new Error(`no organisation ${o.org}`);
+        return listApiKeys(s.db, o.org);
+      });
+      const views = rows.map((r) => ({
+        key_id: r.id,
+        name: r.name,
+        prefix: r.display_prefix,
+        scopes: JSON.parse(r.scopes) as string[],
+        created_at: iso(r.created_at),
+        expires_at: r.expires_at === null ? null : iso(r.expires_at),
+        revoked_at: r.revoked_at === null ? null : iso(r.revoked_at),
+      }));
+      // --json prints one object, like every other command, so callers can parse stdout in one go.
+      if (o.json) return printJson(io, { org_id: o.org, keys: views });
+      for (const view of views) {
+        io.out(`${view.key_id}  ${view.prefix}…  ${view.scopes.join(',')}  ${view.revoked_at ? 'revoked' : view.expires_at ? `expires ${view.expires_at}` : 'active'}  ${view.name}`);
       }
     });
 }
