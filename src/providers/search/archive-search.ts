@@ -7,8 +7,8 @@ import type { Clock } from '../../clock.ts';
 import { ProviderError } from '../types.ts';
 import type { SearchOptions, SearchProvider, SearchResponse } from '../types.ts';
 import type { ArchiveSnapshot, WebArchive } from '../web/archive/archive.ts';
-import { buildBm25Index } from '../web/archive/bm25.ts';
-import type { Bm25Index, IndexedDoc } from '../web/archive/bm25.ts';
+import { buildBm25Index, pairs } from '../web/archive/bm25.ts';
+import type { Bm25Index, Bm25Options, IndexedDoc } from '../web/archive/bm25.ts';
 import { decodeText, isHtmlMime } from '../web/archive/body.ts';
 import { fallbackExtractText } from '../web/archive/fallback-extract.ts';
 import type { ExtractText } from '../web/archive/fallback-extract.ts';
@@ -19,6 +19,8 @@ export interface ArchiveSearchOptions {
   /** Main-text extraction; defaults to the small fallback extractor. Pass the analysis extractor. */
   extractText?: ExtractText;
   clock?: Clock;
+  /** BM25F parameters; the defaults suit pages of a few hundred to a few thousand words. */
+  ranking?: Bm25Options;
 }
 
 const MAX_RESULTS = 10;
@@ -29,16 +31,22 @@ export function archiveDocuments(snapshot: ArchiveSnapshot, extractText: Extract
   for (const record of snapshot.records()) {
     if (record.status !== 200 || !isHtmlMime(record.contentType)) continue;
     const html = decodeText(record.payload, record.headers['content-type'] ?? null, record.contentType).text;
-    const { title, text } = extractText(html, record.url);
-    docs.push({ url: record.url, title: title.trim() || record.url, text });
+    let extracted: { title: string; text: string };
+    try {
+      extracted = extractText(html, record.url);
+    } catch {
+      // One page the extractor cannot handle must not take search down; the fallback reads anything linkedom parses.
+      extracted = fallbackExtractText(html, record.url);
+    }
+    docs.push({ url: record.url, title: extracted.title.trim() || record.url, text: extracted.text });
   }
   return docs;
 }
 
-/** The city-level part of a location ("Austin, Texas, United States" -> "Austin") as boost terms. */
+/** The city-level part of a location ("Round Rock, Texas, United States" -> round, rock, "round rock"). */
 function locationTerms(location: string | undefined): string[] {
-  const first = location?.split(',')[0] ?? '';
-  return terms(first);
+  const city = terms(location?.split(',')[0] ?? '');
+  return [...city, ...pairs(city)];
 }
 
 /** The `archive` SearchProvider: organic results ranked over the web archive. */
@@ -54,7 +62,7 @@ export function createArchiveSearch(options: ArchiveSearchOptions): SearchProvid
     const snapshot = await options.archive.load();
     let index = indexes.get(snapshot);
     if (!index) {
-      index = buildBm25Index(archiveDocuments(snapshot, extractText));
+      index = buildBm25Index(archiveDocuments(snapshot, extractText), options.ranking);
       indexes.set(snapshot, index);
     }
     return index;

@@ -2,7 +2,7 @@
  * BM25F over two fields (title, weighted, and main text) of the archive's HTML pages, with the best matching
  * sentence as snippet. Built once per archive load; a query touches only the postings of its terms.
  */
-import { sentences, terms } from './terms.ts';
+import { createTermizer, sentences, terms } from './terms.ts';
 
 export interface IndexedDoc {
   url: string;
@@ -13,6 +13,8 @@ export interface IndexedDoc {
 export interface Bm25Options {
   /** Weight of a title occurrence relative to a body one. */
   titleWeight?: number;
+  /** Weight of adjacent query-term pairs ("heat pump") relative to single terms. */
+  pairWeight?: number;
   k1?: number;
   bTitle?: number;
   bBody?: number;
@@ -64,6 +66,13 @@ function count(list: string[]): Map<string, number> {
   return m;
 }
 
+/** Adjacent term pairs, keyed with a space (no single term contains one). */
+export function pairs(list: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 1; i < list.length; i++) out.push(`${list[i - 1]} ${list[i]}`);
+  return out;
+}
+
 /** Cuts a sentence to at most 200 characters at a word boundary, around its first query term when that is late. */
 export function clip(sentence: string, anchor: number): string {
   if (sentence.length <= SNIPPET_MAX) return sentence;
@@ -85,20 +94,22 @@ export function clip(sentence: string, anchor: number): string {
 /** Builds the index; documents are taken in the order given (ties in ranking go by URL, not by this order). */
 export function buildBm25Index(docs: readonly IndexedDoc[], options: Bm25Options = {}): Bm25Index {
   const titleWeight = options.titleWeight ?? 3;
+  const pairWeight = options.pairWeight ?? 0.5;
   const k1 = options.k1 ?? 1.2;
   const bTitle = options.bTitle ?? 0.5;
-  const bBody = options.bBody ?? 0.75;
+  const bBody = options.bBody ?? 0.5;
 
+  const termize = createTermizer();
   const entries: DocEntry[] = [];
   const postings = new Map<string, Posting[]>();
   let titleTotal = 0;
   let bodyTotal = 0;
 
   docs.forEach((doc, i) => {
-    const titleTerms = terms(doc.title);
-    const bodyTerms = terms(doc.text);
-    const titleCounts = count(titleTerms);
-    const bodyCounts = count(bodyTerms);
+    const titleTerms = termize(doc.title);
+    const bodyTerms = termize(doc.text);
+    const titleCounts = count([...titleTerms, ...pairs(titleTerms)]);
+    const bodyCounts = count([...bodyTerms, ...pairs(bodyTerms)]);
     for (const term of new Set([...titleCounts.keys(), ...bodyCounts.keys()])) {
       let list = postings.get(term);
       if (!list) postings.set(term, (list = []));
@@ -111,7 +122,7 @@ export function buildBm25Index(docs: readonly IndexedDoc[], options: Bm25Options
       title: doc.title,
       titleLength: titleTerms.length,
       bodyLength: bodyTerms.length,
-      sentences: sentences(doc.text).map((text) => ({ text, terms: new Set(terms(text)) })),
+      sentences: sentences(doc.text).map((text) => ({ text, terms: new Set(termize(text)) })),
     });
   });
 
@@ -143,6 +154,9 @@ export function buildBm25Index(docs: readonly IndexedDoc[], options: Bm25Options
     for (const s of entry.sentences) {
       let score = 0;
       for (const t of queryTerms) if (s.terms.has(t)) score += idf(t);
+      // Headings and labels match well but read badly as snippets; a real sentence of similar match wins.
+      if (s.text.length < 40) score *= 0.5;
+      score += Math.min(s.text.length, 160) / 1e4;
       if (score > bestScore) {
         best = s;
         bestScore = score;
@@ -169,10 +183,11 @@ export function buildBm25Index(docs: readonly IndexedDoc[], options: Bm25Options
       if (limit === 0 || queryTerms.length === 0) return [];
       const scores = new Map<number, number>();
       for (const term of queryTerms) termScores(term, scores, 1);
+      for (const pair of new Set(pairs(terms(query)))) termScores(pair, scores, pairWeight);
       const boostTerms = [...new Set(queryOptions.boostTerms ?? [])].filter((t) => !queryTerms.includes(t));
       if (boostTerms.length > 0) {
         const boost = new Map<number, number>();
-        for (const term of boostTerms) termScores(term, boost, queryOptions.boostWeight ?? 0.25);
+        for (const term of boostTerms) termScores(term, boost, queryOptions.boostWeight ?? 0.5);
         for (const [doc, extra] of boost) {
           const base = scores.get(doc);
           if (base !== undefined) scores.set(doc, base + extra);

@@ -143,9 +143,15 @@ async function toArchivedRecord(record: WARCRecord, file: string): Promise<Archi
 export async function readWarcFile(file: string): Promise<ArchivedRecord[]> {
   const bytes = await readWarcBytes(file);
   const out: ArchivedRecord[] = [];
-  for await (const record of WARCParser.iterRecords([bytes])) {
-    const archived = await toArchivedRecord(record, file);
-    if (archived) out.push(archived);
+  try {
+    for await (const record of WARCParser.iterRecords([bytes])) {
+      const archived = await toArchivedRecord(record, file);
+      if (archived) out.push(archived);
+    }
+  } catch (err) {
+    throw new Error(`${file} is not a readable WARC file (record ${out.length + 1}): ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   return out;
 }

@@ -88,17 +88,28 @@ function step1(word: string): string {
   return cut;
 }
 
+/** A terms function that remembers each word's stem: indexing a corpus repeats the same words many times. */
+export function createTermizer(): (text: string) => string[] {
+  const stems = new Map<string, string | null>();
+  return (text) => {
+    const out: string[] = [];
+    const folded = text.toLowerCase().normalize('NFKD').replace(/\p{M}+/gu, '');
+    for (const match of folded.matchAll(/[\p{L}\p{N}]+/gu)) {
+      const word = match[0];
+      let term = stems.get(word);
+      if (term === undefined) {
+        term = STOP_WORDS.has(word) || (word.length === 1 && !/\d/.test(word)) ? null : stem(word);
+        stems.set(word, term);
+      }
+      if (term !== null) out.push(term);
+    }
+    return out;
+  };
+}
+
 /** The search terms of a text, in order, with repeats. */
 export function terms(text: string): string[] {
-  const out: string[] = [];
-  const folded = text.toLowerCase().normalize('NFKD').replace(/\p{M}+/gu, '');
-  for (const match of folded.matchAll(/[\p{L}\p{N}]+/gu)) {
-    const word = match[0];
-    if (STOP_WORDS.has(word)) continue;
-    if (word.length === 1 && !/\d/.test(word)) continue;
-    out.push(stem(word));
-  }
-  return out;
+  return createTermizer()(text);
 }
 
 /** Splits text into sentences at end punctuation followed by a capital or digit, and at line breaks. */
