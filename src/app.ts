@@ -106,6 +106,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     engine,
     operations,
     async startBackground() {
+      built.warm().catch((err: unknown) => logger.warn({ err }, 'web archive could not be loaded'));
       await maintain();
       maintenance = setInterval(() => void maintain(), MAINTENANCE_MS);
       maintenance.unref();

@@ -1,13 +1,10 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createApp, VERSION, type App } from '../../app.ts';
+import type { App } from '../../app.ts';
 import type { Config } from '../../config.ts';
 import { initialise, type InitResult } from '../../engine/admin.ts';
-import { authenticate } from '../../engine/auth.ts';
 import { isWellFormedApiKey } from '../../engine/api-keys.ts';
-import { buildMcpServer } from '../../transport/mcp/server.ts';
 import { printJson, type CliIo } from '../output.ts';
 import { withStore } from '../store.ts';
 
@@ -47,6 +44,7 @@ function printInit(io: CliIo, config: Config, r: InitResult, url: string): void 
 
 /** Serves until SIGTERM/SIGINT, then shuts down gracefully (runs in flight finish or are handed back). */
 export async function serveUntilSignal(app: App, io: CliIo, host: string, port: number): Promise<void> {
+  const { VERSION } = await import('../../app.ts');
   const { url } = await app.listen(host, port);
   await app.startBackground();
   io.err(`agent-api ${VERSION} serving REST at ${url}/api/agent/v1, MCP at ${url}/mcp, health at ${url}/healthz`);
@@ -81,6 +79,7 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
     .option('--host <host>', 'address to bind', config.AGENT_API_HOST)
     .option('--port <port>', 'port', (v) => Number(v), config.AGENT_API_PORT)
     .action(async (o: { host: string; port: number }) => {
+      const { createApp } = await import('../../app.ts');
       await serveUntilSignal(await createApp({ config }), io, o.host, o.port);
     });
 
@@ -88,6 +87,7 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
     .command('start')
     .description('initialise on first start (prints the key and how to connect), then serve')
     .action(async () => {
+      const { createApp } = await import('../../app.ts');
       const app = await createApp({ config });
       const r = await initialise(app.database.db, Date.now());
       const url = `http://${config.AGENT_API_HOST.includes(':') ? `[${config.AGENT_API_HOST}]` : config.AGENT_API_HOST}:${config.AGENT_API_PORT}`;
@@ -106,6 +106,12 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
         process.exitCode = 2;
         return;
       }
+      const [{ createApp, VERSION }, { authenticate }, { buildMcpServer }, { StdioServerTransport }] = await Promise.all([
+        import('../../app.ts'),
+        import('../../engine/auth.ts'),
+        import('../../transport/mcp/server.ts'),
+        import('@modelcontextprotocol/sdk/server/stdio.js'),
+      ]);
       const app = await createApp({ config });
       try {
         await authenticate(app.database.db, app.engine.clock, key);

@@ -2,11 +2,15 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from '../db.ts';
 import * as m0001 from './0001-foundation.ts';
 import * as m0002 from './0002-optimizations.ts';
+import * as m0003 from './0003-prospects.ts';
+import * as m0004 from './0004-content.ts';
 
 /** The static, ordered list of frozen migrations. Names sort in the order they must run. */
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
   '0002-optimizations': m0002,
+  '0003-prospects': m0003,
+  '0004-content': m0004,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
