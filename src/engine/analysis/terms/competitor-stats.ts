@@ -29,6 +29,8 @@ import { winningType } from './entities.ts';
 import type {
   CompetitorOptions,
   CompetitorTermStats,
+  DocEntity,
+  DocTerm,
   DocumentTerms,
   EntityKind,
   EntityStat,
@@ -94,15 +96,25 @@ interface Item {
   count: number;
   headingCount: number;
   titleCount: number;
-  /** Term length or entity type/kind, aggregated by vote. */
-  vote: string;
 }
 
-function aggregate(docs: readonly DocumentTerms[], itemsOf: (d: DocumentTerms) => readonly Item[]): Map<string, Usage> {
+// Two passes: most terms occur on one page only, so usage arrays and vote maps are built only for the keys that
+// reach `minPages`.
+function aggregate<T extends Item>(
+  docs: readonly DocumentTerms[],
+  itemsOf: (d: DocumentTerms) => readonly T[],
+  voteOf: (item: T) => string,
+  minPages: number,
+): Map<string, Usage> {
+  const pages = new Map<string, number>();
+  for (const doc of docs) {
+    for (const item of itemsOf(doc)) if (item.count > 0) pages.set(item.key, (pages.get(item.key) ?? 0) + 1);
+  }
   const table = new Map<string, Usage>();
   for (const doc of docs) {
     const factor = doc.wordCount > 0 ? 1000 / doc.wordCount : 0;
     for (const item of itemsOf(doc)) {
+      if ((pages.get(item.key) ?? 0) < minPages) continue;
       let u = table.get(item.key);
       if (!u) {
         u = { counts: [], densities: [], headingPages: 0, forms: new Map(), votes: new Map() };
@@ -110,10 +122,11 @@ function aggregate(docs: readonly DocumentTerms[], itemsOf: (d: DocumentTerms) =
       }
       if (item.headingCount + item.titleCount > 0) u.headingPages += 1;
       if (item.count <= 0) continue;
+      const vote = voteOf(item);
       u.counts.push(item.count);
       u.densities.push(item.count * factor);
       u.forms.set(item.display, (u.forms.get(item.display) ?? 0) + item.count);
-      u.votes.set(item.vote, (u.votes.get(item.vote) ?? 0) + item.count);
+      u.votes.set(vote, (u.votes.get(vote) ?? 0) + item.count);
     }
   }
   return table;
@@ -163,8 +176,8 @@ function tally(stats: readonly SourceUsage[]): StatusTally {
   return t;
 }
 
-const termItems = (d: DocumentTerms): Item[] => d.terms.map((t) => ({ ...t, vote: String(t.n) }));
-const entityItems = (d: DocumentTerms): Item[] => d.entities.map((e) => ({ ...e, vote: `${e.kind}:${e.type}` }));
+const termVote = (t: DocTerm): string => String(t.n);
+const entityVote = (e: DocEntity): string => `${e.kind}:${e.type}`;
 
 /** Aggregates competitor pages into the terms and entities they agree on (see the module comment). */
 export function computeCompetitorStats(
@@ -175,12 +188,12 @@ export function computeCompetitorStats(
   const minPages = pageCount >= 3 ? 2 : 1;
   const english = docs.filter((d) => d.language === 'en').length * 2 > pageCount;
   const { source } = options;
-  const sourceTerms = new Map(source ? termItems(source).map((t) => [t.key, t]) : []);
-  const sourceEntities = new Map(source ? entityItems(source).map((e) => [e.key, e]) : []);
+  const sourceTerms = new Map<string, Item>(source ? source.terms.map((t) => [t.key, t]) : []);
+  const sourceEntities = new Map<string, Item>(source ? source.entities.map((e) => [e.key, e]) : []);
 
   const terms: TermStat[] = [];
-  for (const [key, u] of aggregate(docs, termItems)) {
-    if (u.counts.length < minPages || u.counts.length === 0) continue;
+  for (const [key, u] of aggregate(docs, (d) => d.terms, termVote, minPages)) {
+    if (u.counts.length === 0) continue;
     const n = Number(topVote(u.votes)) as 1 | 2 | 3;
     const count = usageRange(u.counts);
     const per1000 = usageRange(u.densities);
@@ -202,9 +215,9 @@ export function computeCompetitorStats(
   }
 
   const entities: EntityStat[] = [];
-  for (const [key, u] of aggregate(docs, entityItems)) {
-    if (u.counts.length < minPages || u.counts.length === 0) continue;
-    const { kind, type } = entityVote(u.votes);
+  for (const [key, u] of aggregate(docs, (d) => d.entities, entityVote, minPages)) {
+    if (u.counts.length === 0) continue;
+    const { kind, type } = decideEntityType(u.votes);
     const count = usageRange(u.counts);
     const per1000 = usageRange(u.densities);
     const share = u.counts.length / pageCount;
@@ -242,7 +255,7 @@ export function computeCompetitorStats(
 }
 
 // Kind by plurality of mentions; type by winningType over the name votes, so `other` never outvotes a typed cue.
-function entityVote(votes: ReadonlyMap<string, number>): { kind: EntityKind; type: EntityType } {
+function decideEntityType(votes: ReadonlyMap<string, number>): { kind: EntityKind; type: EntityType } {
   const kinds = new Map<string, number>();
   const types = new Map<EntityType, number>();
   for (const [vote, n] of votes) {

@@ -3,13 +3,12 @@
  * entities in the body and count them in the headings and title.
  */
 import type { EnglishTokenizer } from './english.ts';
-import type { EntityTable } from './entities.ts';
-import { classifySentences, findEntities, winningType } from './entities.ts';
+import type { EntityTable, SentenceClasses } from './entities.ts';
+import { classifySentences, findEntities, unknownProperNoun, winningType } from './entities.ts';
 import type { TermTable } from './ngrams.ts';
 import { countNgrams, pickDisplay } from './ngrams.ts';
 import type { SegmenterTokenizer } from './tokenize.ts';
 import type { LexToken, TokenStream } from './tokens.ts';
-import { compareStrings } from './tokens.ts';
 import type { DocEntity, DocTerm, DocumentInput, DocumentTerms } from './types.ts';
 
 export interface DocumentAnalyzerDeps {
@@ -20,6 +19,7 @@ export interface DocumentAnalyzerDeps {
 }
 
 const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/gu;
+const ANY_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
 const LETTER = /\p{L}/gu;
 
 /** The primary subtag of a BCP 47 tag, lower case; `en` when absent or unusable. */
@@ -51,12 +51,13 @@ export function createDocumentAnalyzer(deps: DocumentAnalyzerDeps): (doc: Docume
     const headings = stream(headingText.toLowerCase(), language).stream;
     const title = stream(clip(doc.title ?? '', deps.maxChars).toLowerCase(), language).stream;
 
+    const classes = classifySentences(body.stream.tokens);
     const terms: TermTable = new Map();
-    countNgrams(body.stream.tokens, terms, 'count', displayFor(body.stream.tokens));
+    countNgrams(body.stream.tokens, terms, 'count', displayFor(body.stream, classes));
     countNgrams(headings.tokens, terms, 'headingCount', (t) => t.surface);
     countNgrams(title.tokens, terms, 'titleCount', (t) => t.surface);
 
-    const entities = findEntities(body.stream, language);
+    const entities = findEntities(body.stream, language, classes);
     return {
       language,
       method: body.method,
@@ -75,25 +76,30 @@ function clip(text: unknown, maxChars: number): string {
 
 function mostlyCjk(text: string): boolean {
   const sample = text.slice(0, 4000);
+  if (!ANY_CJK.test(sample)) return false;
   const letters = sample.match(LETTER)?.length ?? 0;
   const cjk = sample.match(CJK_CHAR)?.length ?? 0;
   return letters > 0 && cjk / letters > 0.3;
 }
 
 // A capital that only comes from position (sentence start, title-case line, shouting) is not shown in the display
-// form unless the same word is capitalised mid-sentence elsewhere on the page.
-function displayFor(tokens: readonly LexToken[]): (t: LexToken) => string {
-  const { titleLines, shouting } = classifySentences(tokens);
+// form unless the same word is capitalised mid-sentence elsewhere on the page or is a proper noun wink does not know.
+function displayFor(stream: TokenStream, classes: SentenceClasses): (t: LexToken) => string {
+  const { tokens } = stream;
+  const { titleLines, shouting } = classes;
   const positional = (t: LexToken): boolean =>
     t.sentenceStart || titleLines.has(t.sentence) || shouting.has(t.sentence);
   const genuine = new Set<string>();
-  for (const t of tokens) if (t.cap !== 'none' && !positional(t)) genuine.add(t.norm);
+  for (const t of tokens) {
+    if (t.cap !== 'none' && (!positional(t) || unknownProperNoun(stream, t))) genuine.add(t.norm);
+  }
   return (t) =>
     (t.cap === 'title' || t.cap === 'upper') && positional(t) && !genuine.has(t.norm) ? t.surface.toLowerCase() : t.surface;
 }
 
 function termList(table: TermTable): DocTerm[] {
-  const keys = [...table.keys()].sort(compareStrings);
+  // The default sort compares UTF-16 code units: the documented, locale-independent order.
+  const keys = [...table.keys()].sort();
   return keys.flatMap((key) => {
     const acc = table.get(key);
     if (!acc) return [];
@@ -139,7 +145,7 @@ function occurrences(lineList: readonly string[][], match: readonly string[]): n
 }
 
 function entityList(table: EntityTable, headingLines: string[][], titleLines: string[][]): DocEntity[] {
-  const keys = [...table.keys()].sort(compareStrings);
+  const keys = [...table.keys()].sort();
   return keys.flatMap((key) => {
     const acc = table.get(key);
     if (!acc) return [];

@@ -10,10 +10,10 @@
  * - proper nouns take the lemma the word gets on its own (`Shoes` in a title-case line -> `shoe`), because wink does
  *   not lemmatise PROPN and title-case lines are tagged PROPN wholesale.
  */
-import type { WinkMethods } from 'wink-nlp';
+import type { ItsFunction, WinkMethods } from 'wink-nlp';
 import { EXTRA_EN_STOP_WORDS } from './stopwords.ts';
 import type { LexToken, SpanEntity, TokenStream } from './tokens.ts';
-import { capOf, charLength, hasLetter, isCjk, normOf } from './tokens.ts';
+import { CONTRACTION, capOf, charLength, hasLetter, isCjk, normOf } from './tokens.ts';
 
 const CONTENT_POS = new Set(['NOUN', 'PROPN', 'VERB', 'ADJ', 'ADV', 'X']);
 // Words wink labels as part of these entities are not terms: `March` in `5 March 2024`, `today`.
@@ -29,6 +29,8 @@ export interface EnglishTokenizer {
 /** Binds the English pipeline to one loaded wink instance. */
 export function createEnglishTokenizer(nlp: WinkMethods): EnglishTokenizer {
   const its = nlp.its;
+  // wink's typings give lemma the addon-taking signature, which its own out() does not accept; it is the same helper.
+  const lemmaOf = its.lemma as unknown as ItsFunction<string>;
   // A pure function of the word, memoised: the same word always gets the same key, whatever was read before.
   const contextFree = new Map<string, string>();
 
@@ -39,7 +41,7 @@ export function createEnglishTokenizer(nlp: WinkMethods): EnglishTokenizer {
     let key = lower;
     if (tokens.length() === 1) {
       const pos = (tokens.out(its.pos) as string[])[0] ?? 'X';
-      const lemma = (tokens.out(its.lemma) as string[])[0] ?? lower;
+      const lemma = (tokens.out(lemmaOf) as string[])[0] ?? lower;
       key = pos === 'PROPN' ? lower : lemmaKey(lower, pos, lemma, () => lower);
     }
     if (contextFree.size >= CONTEXT_FREE_CACHE_LIMIT) contextFree.clear();
@@ -48,12 +50,13 @@ export function createEnglishTokenizer(nlp: WinkMethods): EnglishTokenizer {
   }
 
   function tokenize(text: string): TokenStream {
-    const doc = nlp.readDoc(text);
+    // wink recognises contractions (`they've`, `don't`) only with a straight apostrophe.
+    const doc = nlp.readDoc(text.replaceAll('’', "'"));
     const all = doc.tokens();
     const values = all.out(its.value) as string[];
     const types = all.out(its.type) as string[];
     const tags = all.out(its.pos) as string[];
-    const lemmas = all.out(its.lemma) as string[];
+    const lemmas = all.out(lemmaOf) as string[];
     const stops = all.out(its.stopWordFlag) as unknown as boolean[];
     const spaces = all.out(its.precedingSpaces) as string[];
     const sentenceStarts = new Set((doc.sentences().out(its.span) as unknown as number[][]).map((s) => s[0]));
@@ -77,8 +80,8 @@ export function createEnglishTokenizer(nlp: WinkMethods): EnglishTokenizer {
     let pendingStart = true;
     let wordCount = 0;
     for (let i = 0; i < values.length; i += 1) {
-      const surface = values[i] ?? '';
-      const type = types[i] ?? '';
+      let surface = values[i] ?? '';
+      let type = types[i] ?? '';
       const space = spaces[i] ?? '';
       const newline = space.includes('\n') || space.includes('\r') || (type === 'tabCRLF' && /[\n\r]/.test(surface));
       if ((sentenceStarts.has(i) || newline) && !pendingBreak) {
@@ -87,25 +90,42 @@ export function createEnglishTokenizer(nlp: WinkMethods): EnglishTokenizer {
         pendingStart = true;
       }
       if (type === 'tabCRLF') continue;
+      let pos = tags[i] ?? 'X';
+      let lemma = lemmas[i] ?? surface;
+      let stopFlag = stops[i] ?? false;
+      const first = i;
+      // wink's tokenizer breaks words at letters outside Latin-1 (`Jelić` -> `Jeli` + `ć`); glue the pieces back.
+      while (isLetterPiece(type, surface) && isLetterPiece(types[i + 1] ?? '', values[i + 1] ?? '')) {
+        const next = values[i + 1] ?? '';
+        const asciiSeam = isAscii(surface.charCodeAt(surface.length - 1)) && isAscii(next.charCodeAt(0));
+        if ((spaces[i + 1] ?? '') !== '' || asciiSeam) break;
+        i += 1;
+        surface += next;
+        type = 'word';
+        pos = pos === 'PROPN' || tags[i] === 'PROPN' ? 'PROPN' : pos === 'X' ? (tags[i] ?? 'X') : pos;
+        lemma = surface;
+        stopFlag = false;
+        outIndex[i] = tokens.length;
+      }
+      if (type === 'unk' && hasLetter(surface)) type = 'word';
       const kind = kindOf(type);
       const lower = surface.toLowerCase();
-      const pos = tags[i] ?? 'X';
-      const stop = (stops[i] ?? false) || EXTRA_EN_STOP_WORDS.has(lower);
+      const stop = stopFlag || EXTRA_EN_STOP_WORDS.has(lower) || CONTRACTION.test(lower);
       const clitic = lower.startsWith("'") || lower.startsWith('’');
       if ((kind === 'word' && !clitic) || kind === 'number') wordCount += 1;
       const isTerm =
         kind === 'word' &&
-        CONTENT_POS.has(pos) &&
         !stop &&
         !clitic &&
+        CONTENT_POS.has(pos) &&
+        !NON_TERM_ENTITIES.has(labelAt[first] ?? '') &&
         !lower.includes('.') &&
-        hasLetter(lower) &&
-        (charLength(lower) >= 2 || isCjk(lower)) &&
-        !NON_TERM_ENTITIES.has(labelAt[i] ?? '');
+        (lower.length > 2 || charLength(lower) >= 2 || isCjk(lower)) &&
+        hasLetter(lower);
       const token: LexToken = {
         surface,
-        norm: normOf(surface),
-        key: isTerm ? lemmaKey(lower, pos, lemmas[i] ?? lower, contextFreeKey) : '',
+        norm: lower.includes('.') && lower.length > 1 ? normOf(surface) : lower,
+        key: isTerm ? nounFallback(lemmaKey(lower, pos, lemma, contextFreeKey), lower, pos, doc.isOOV) : '',
         kind,
         pos,
         cap: kind === 'word' ? capOf(surface) : 'none',
@@ -114,9 +134,9 @@ export function createEnglishTokenizer(nlp: WinkMethods): EnglishTokenizer {
         sentenceStart: kind === 'word' && pendingStart,
         breakBefore: pendingBreak,
         spaceBefore: space.length > 0,
-        entity: labelAt[i] ?? '',
+        entity: labelAt[first] ?? '',
       };
-      outIndex[i] = tokens.length;
+      outIndex[first] = tokens.length;
       tokens.push(token);
       pendingBreak = false;
       if (kind === 'word' || kind === 'number') pendingStart = false;
@@ -135,11 +155,29 @@ export function createEnglishTokenizer(nlp: WinkMethods): EnglishTokenizer {
   return { tokenize };
 }
 
+function isAscii(code: number): boolean {
+  return code < 128;
+}
+
+function isLetterPiece(type: string, value: string): boolean {
+  return (type === 'word' || type === 'unk') && hasLetter(value);
+}
+
 function kindOf(type: string): LexToken['kind'] {
   if (type === 'word') return 'word';
   if (type === 'number' || type === 'ordinal') return 'number';
   if (type === 'punctuation') return 'punct';
   return 'other';
+}
+
+// wink singularises a noun only when it knows the singular, so `frothers` stays plural while `machines` does not.
+// For nouns outside its lexicon, regular English plural endings are removed instead.
+function nounFallback(key: string, lower: string, pos: string, isOOV: (w: string) => boolean): string {
+  if (pos !== 'NOUN' || key !== lower || lower.length < 4 || !lower.endsWith('s') || !isOOV(lower)) return key;
+  if (/(ss|us|is|os|as)$/.test(lower)) return key;
+  if (lower.endsWith('ies') && lower.length > 4) return lower.slice(0, -3) + 'y';
+  if (/(sses|xes|ches|shes|zzes)$/.test(lower)) return lower.slice(0, -2);
+  return lower.slice(0, -1);
 }
 
 function lemmaKey(lower: string, pos: string, lemma: string, contextFreeKey: (w: string) => string): string {

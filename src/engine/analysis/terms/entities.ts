@@ -14,13 +14,14 @@
  */
 import type { EntityKind, EntityType } from './types.ts';
 import type { LexToken, TokenStream } from './tokens.ts';
-import { hasLetter, isHyphen } from './tokens.ts';
+import { CONTRACTION, hasLetter, isHyphen } from './tokens.ts';
 import {
   CALENDAR_WORDS,
   FIRST_NAMES,
   HONORIFICS,
   LEGAL_SUFFIXES,
   NAME_CONNECTORS,
+  NOT_NAMES,
   OF_HEADS,
   ORG_PREFIXES,
   ORG_SUFFIXES,
@@ -53,34 +54,49 @@ const WINK_KINDS: Readonly<Record<string, EntityKind>> = {
 const SENTENCE_END = new Set(['.', '!', '?', '…']);
 const TYPE_ORDER: readonly EntityType[] = ['person', 'organization', 'place', 'product'];
 const MAX_NAME_WORDS = 6;
+const GENERIC_HEADS: ReadonlySet<string> = new Set([...ORG_SUFFIXES, ...ORG_PREFIXES, ...PLACE_SUFFIXES]);
+const GERMAN_CONNECTORS: ReadonlySet<string> = new Set(['&', 'von', 'zu']);
 
-/** Finds the entities of one token stream (body text). */
-export function findEntities(stream: TokenStream, language: string): EntityTable {
+export interface SentenceClasses {
+  titleLines: Set<number>;
+  shouting: Set<number>;
+}
+
+/** Finds the entities of one token stream (body text); `classes` is classifySentences of the same tokens. */
+export function findEntities(stream: TokenStream, language: string, classes: SentenceClasses): EntityTable {
   const { tokens } = stream;
   const table: EntityTable = new Map();
-  const { titleLines, shouting } = classifySentences(tokens);
+  const { titleLines, shouting } = classes;
 
-  const candidate = (t: LexToken | undefined): boolean =>
-    t !== undefined &&
-    t.kind === 'word' &&
-    t.cap !== 'none' &&
-    hasLetter(t.surface) &&
-    !FUNCTION_POS.has(t.pos) &&
-    t.entity === '' &&
-    !CALENDAR_WORDS.has(t.norm) &&
-    !(t.stop && t.pos !== 'PROPN') &&
-    !shouting.has(t.sentence);
-  const strong = (t: LexToken): boolean => candidate(t) && !t.sentenceStart && !titleLines.has(t.sentence);
+  const isCandidate = tokens.map(
+    (t) =>
+      t.kind === 'word' &&
+      t.cap !== 'none' &&
+      !FUNCTION_POS.has(t.pos) &&
+      t.entity === '' &&
+      !(t.stop && t.pos !== 'PROPN') &&
+      !shouting.has(t.sentence) &&
+      !CALENDAR_WORDS.has(t.norm) &&
+      !CONTRACTION.test(t.norm) &&
+      hasLetter(t.surface),
+  );
+  const isStrong = tokens.map((t, k) => isCandidate[k] === true && !t.sentenceStart && !titleLines.has(t.sentence));
   const confirmed = new Set<string>();
-  for (const t of tokens) if (strong(t)) confirmed.add(t.norm);
-  const accepted = (t: LexToken | undefined): boolean =>
-    t !== undefined &&
-    candidate(t) &&
-    (strong(t) || confirmed.has(t.norm) || (t.pos === 'PROPN' && !stream.isCommonWord(t.norm)));
+  tokens.forEach((t, k) => {
+    if (isStrong[k]) confirmed.add(t.norm);
+  });
+  const isAccepted = tokens.map(
+    (t, k) =>
+      isCandidate[k] === true &&
+      (isStrong[k] === true || confirmed.has(t.norm) || unknownProperNoun(stream, t)),
+  );
+  const accepted = (k: number): boolean => isAccepted[k] === true;
+  // German articles (`der`, `den`) would glue every noun pair together.
+  const connectors = language === 'de' ? GERMAN_CONNECTORS : NAME_CONNECTORS;
 
   let i = 0;
   while (i < tokens.length) {
-    if (!accepted(tokens[i])) {
+    if (!accepted(i)) {
       i += 1;
       continue;
     }
@@ -90,15 +106,15 @@ export function findEntities(stream: TokenStream, language: string): EntityTable
       const next = tokens[end + 1];
       const after = tokens[end + 2];
       if (next === undefined || next.breakBefore) break;
-      if (accepted(next)) {
+      if (accepted(end + 1)) {
         end += 1;
         continue;
       }
       const joins =
         after !== undefined &&
         !after.breakBefore &&
-        accepted(after) &&
-        ((NAME_CONNECTORS.has(next.norm) && (next.norm !== 'of' || OF_HEADS.has(tokens[end]?.norm ?? ''))) ||
+        accepted(end + 2) &&
+        ((connectors.has(next.norm) && (next.norm !== 'of' || OF_HEADS.has(tokens[end]?.norm ?? ''))) ||
           (isHyphen(next.surface) && !next.spaceBefore && !after.spaceBefore));
       if (!joins) break;
       end += 2;
@@ -118,6 +134,11 @@ export function findEntities(stream: TokenStream, language: string): EntityTable
   return table;
 }
 
+/** A PROPN wink has never seen in any form (`Nike`), unlike `Grinders`, whose lemma it knows. */
+export function unknownProperNoun(stream: TokenStream, t: LexToken): boolean {
+  return t.pos === 'PROPN' && !stream.isCommonWord(t.norm) && !(t.key !== '' && stream.isCommonWord(t.key));
+}
+
 /** The winning type: most votes among typed cues, ties in TYPE_ORDER; `other` only when nothing else was voted. */
 export function winningType(votes: ReadonlyMap<EntityType, number>): EntityType {
   let best: EntityType = 'other';
@@ -133,7 +154,7 @@ export function winningType(votes: ReadonlyMap<EntityType, number>): EntityType 
 }
 
 /** Sentences whose capitals are positional: title-case lines (no final stop) and shouting (half upper case). */
-export function classifySentences(tokens: readonly LexToken[]): { titleLines: Set<number>; shouting: Set<number> } {
+export function classifySentences(tokens: readonly LexToken[]): SentenceClasses {
   const stats = new Map<number, { words: number; caps: number; upper: number; last: LexToken }>();
   for (const t of tokens) {
     const s = stats.get(t.sentence) ?? { words: 0, caps: 0, upper: 0, last: t };
@@ -174,18 +195,21 @@ function addName(
   let s = start;
   let e = end;
   let personCue = false;
-  while (s <= e && HONORIFICS.has(tokens[s]?.norm ?? '')) {
+  // Titles and roles lead into a name (`Dr. Jane Smith`, `CEO Tim Cook`) but are not part of it.
+  while (s <= e && (HONORIFICS.has(tokens[s]?.norm ?? '') || PERSON_ROLES.has(tokens[s]?.norm ?? ''))) {
     personCue = true;
     s += 1;
   }
   while (s <= e && NAME_CONNECTORS.has(tokens[s]?.norm ?? '')) s += 1;
-  while (e >= s && NAME_CONNECTORS.has(tokens[e]?.norm ?? '') && tokens[e]?.kind !== 'number') e -= 1;
+  while (e >= s && (NAME_CONNECTORS.has(tokens[e]?.norm ?? '') || NOT_NAMES.has(tokens[e]?.norm ?? ''))) e -= 1;
   if (s > e) return;
   const run = tokens.slice(s, e + 1);
   const words = run.filter((t) => t.kind === 'word' && !NAME_CONNECTORS.has(t.norm));
   const first = words[0];
   const last = words[words.length - 1];
   if (first === undefined || last === undefined || words.length > MAX_NAME_WORDS) return;
+  // `the Company`, `the University`: a generic head word alone refers to a name without being one.
+  if (run.length === 1 && (NOT_NAMES.has(first.norm) || GENERIC_HEADS.has(first.norm))) return;
 
   let keyRun = run;
   let orgCue = false;

@@ -73,7 +73,7 @@ export const OF_HEADS = new Set([...ORG_PREFIXES, ...PLACE_PREFIXES, ...words(`
 `)]);
 
 /** Lower-case connectors allowed inside a name when capitalised words stand on both sides. */
-export const NAME_CONNECTORS = words('of & de del della di da do dos das du des la le van von der den y');
+export const NAME_CONNECTORS = words('of & de del della di da do dos das du des la le van von der den');
 
 /** Titles that mark a person and are dropped from the name. Dotted forms are matched with dots removed. */
 export const HONORIFICS = words('mr mrs ms mx dr prof sir dame lord lady mme mlle herr frau sr sra sres');
@@ -117,6 +117,12 @@ export const CALENDAR_WORDS = words(`
   aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri
   sat sun
 `);
+
+/** Capitalised words that are concepts, not names: never an entity on their own (they stay terms). */
+export const NOT_NAMES = new Set([...PERSON_ROLES, ...words(`
+  faq faqs pdf usb hdmi diy roi seo api url html css gps led lcd oled tv pc ai vr ar ok ps pm am eta asap fyi dna
+  covid wifi wi-fi id vip kpi b2b b2c saas crm erp hr pr ui ux qa iot rss sms cta bmi vs etc
+`)]);
 
 /** Lower-case words after a name that mark a product (`Pegasus 40 review`). */
 export const PRODUCT_CUES = words('review reviews model models edition version series specs price prices');

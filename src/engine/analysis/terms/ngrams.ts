@@ -5,7 +5,7 @@
  * (`running-shoe`), which joins like a space and shows as a hyphen in the display form.
  */
 import type { LexToken } from './tokens.ts';
-import { compareStrings, isHyphen } from './tokens.ts';
+import { compareStrings, isCjk, isHyphen } from './tokens.ts';
 
 export const MAX_N = 3;
 
@@ -31,59 +31,67 @@ export function countNgrams(
   field: TermField,
   displayOf: (t: LexToken) => string,
 ): void {
-  const keys: string[] = [];
-  const surfaces: string[] = [];
-  const joiners: string[] = [];
+  // The last three keys and display surfaces, and the joiner written before each (' ' or '-').
+  let k1 = '';
+  let k2 = '';
+  let k3 = '';
+  let s1 = '';
+  let s2 = '';
+  let s3 = '';
+  let j2 = ' ';
+  let j3 = ' ';
+  // Key joiners: CJK words written without a space stay glued (`咖啡` + `机` -> `咖啡机`).
+  let g2 = ' ';
+  let g3 = ' ';
+  let length = 0;
   let joiner = ' ';
-  const reset = (): void => {
-    keys.length = 0;
-    surfaces.length = 0;
-    joiners.length = 0;
-    joiner = ' ';
+  const add = (key: string, n: 1 | 2 | 3, form: string): void => {
+    let acc = table.get(key);
+    if (!acc) {
+      acc = { n, count: 0, headingCount: 0, titleCount: 0, forms: new Map(), fallbackForms: new Map() };
+      table.set(key, acc);
+    }
+    acc[field] += 1;
+    const forms = field === 'count' ? acc.forms : acc.fallbackForms;
+    forms.set(form, (forms.get(form) ?? 0) + 1);
   };
   for (let i = 0; i < tokens.length; i += 1) {
     const t = tokens[i];
     if (t === undefined) continue;
-    if (t.breakBefore) reset();
+    if (t.breakBefore) length = 0;
     if (t.key === '') {
       const next = tokens[i + 1];
       const bridges =
         t.kind === 'punct' &&
         isHyphen(t.surface) &&
         !t.spaceBefore &&
-        keys.length > 0 &&
+        length > 0 &&
         next !== undefined &&
         !next.spaceBefore &&
         !next.breakBefore &&
         next.key !== '';
       if (bridges) joiner = '-';
-      else reset();
+      else length = 0;
       continue;
     }
-    keys.push(t.key);
-    surfaces.push(displayOf(t));
-    joiners.push(keys.length === 1 ? '' : joiner);
+    if (length === 0) joiner = ' ';
+    // Shift the window: the old newest becomes second, the old second becomes oldest.
+    const glue = !t.spaceBefore && joiner === ' ' && length > 0 && isCjk(t.key.charAt(0)) && isCjk(k1.slice(-1)) ? '' : ' ';
+    k3 = k2;
+    s3 = s2;
+    j3 = j2;
+    g3 = g2;
+    k2 = k1;
+    s2 = s1;
+    j2 = glue === '' ? '' : joiner;
+    g2 = glue;
+    k1 = t.key;
+    s1 = displayOf(t);
     joiner = ' ';
-    if (keys.length > MAX_N) {
-      keys.shift();
-      surfaces.shift();
-      joiners.shift();
-      joiners[0] = '';
-    }
-    for (let n = 1; n <= keys.length; n += 1) {
-      const from = keys.length - n;
-      const key = keys.slice(from).join(' ');
-      let acc = table.get(key);
-      if (!acc) {
-        acc = { n: n as 1 | 2 | 3, count: 0, headingCount: 0, titleCount: 0, forms: new Map(), fallbackForms: new Map() };
-        table.set(key, acc);
-      }
-      acc[field] += 1;
-      let form = surfaces[from] ?? '';
-      for (let k = from + 1; k < keys.length; k += 1) form += (joiners[k] ?? ' ') + (surfaces[k] ?? '');
-      const forms = field === 'count' ? acc.forms : acc.fallbackForms;
-      forms.set(form, (forms.get(form) ?? 0) + 1);
-    }
+    length = Math.min(MAX_N, length + 1);
+    add(k1, 1, s1);
+    if (length >= 2) add(k2 + g2 + k1, 2, s2 + j2 + s1);
+    if (length >= 3) add(k3 + g3 + k2 + g2 + k1, 3, s3 + j3 + s2 + j2 + s1);
   }
 }
 

@@ -10,6 +10,7 @@ const words = (s: string): ReadonlySet<string> => new Set(s.split(/\s+/).filter(
 export const EXTRA_EN_STOP_WORDS = words(`
   got gets getting going gonna thing things lot lots others like likes let lets yes ok okay oh etc eg ie vs
   really actually basically simply maybe perhaps anyway also just quite rather pretty especially
+  according including regarding said says
   https http www com html
 `);
 

@@ -14,7 +14,7 @@ import { capOf, charLength, hasLetter, isCjk, normOf } from './tokens.ts';
 
 const URL_OR_EMAIL = /\b(?:https?:\/\/|www\.)\S+|[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.\p{L}{2,}/gu;
 const SENTENCE_END = /[.!?。！？…]/u;
-const OPENERS = /^[:"“”‘'(\[{•·*|—–>«»「『【（]+$/u;
+const OPENERS = /^[:"“”‘'([{•·*|—–>«»「『【（]+$/u;
 const HIRAGANA_ONLY = /^[\p{Script=Hiragana}ー]+$/u;
 const APOSTROPHE = /^(\p{L}{1,6})['’](\p{L}.*)$/u;
 
@@ -64,7 +64,7 @@ export function createSegmenterTokenizer(): SegmenterTokenizer {
         sentenceStart: kind === 'word' && pendingStart,
         breakBefore: pendingBreak,
         spaceBefore,
-      entity: '',
+        entity: '',
       });
       pendingBreak = false;
       spaceBefore = false;

@@ -48,6 +48,8 @@ const LOWER = /\p{Ll}/u;
 // Scripts whose single characters are words: single-letter Latin tokens are noise, single kanji are not.
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
 const HYPHENS = new Set(['-', '‐', '‑']);
+/** wink keeps `I'm` whole and tags it PROPN; contractions are never terms or names. */
+export const CONTRACTION = /^\p{L}+'(m|s|re|ve|ll|d|t)$/u;
 
 export function hasLetter(s: string): boolean {
   return LETTER.test(s);
