@@ -166,6 +166,7 @@ export function createUsageService(deps: { db: Db; clock: Clock; logger: Logger 
       try {
         const moved = await settleReservation(trx, resourceKind, resourceId, 'charged', clock.now());
         await sql`release savepoint usage_charge`.execute(trx);
+        if (!moved) logger.info({ resourceKind, resourceId }, 'usage charge skipped: reservation is not reserved');
         return moved ? 'charged' : 'noop';
       } catch (err) {
         await sql`rollback to savepoint usage_charge`.execute(trx);
