@@ -5,6 +5,7 @@ import { contentHash } from '../analysis/analysis.ts';
 import type { Extraction } from '../analysis/extract/types.ts';
 import { SCORING_VERSION, scoreCompetitors, scorePage } from '../analysis/score/index.ts';
 import type { Engine } from '../engine.ts';
+import { documentKey } from '../document-key.ts';
 import { PermanentError, RetryableError, type Pipeline, type StepContext } from '../runner/types.ts';
 
 interface OptimizationInput {
@@ -34,18 +35,6 @@ interface FetchedDoc {
   /** Why the page is not used, when ok is false. */
   reason: string | null;
   extraction: Extraction | null;
-}
-
-/** A comparison key for "the same page": host without `www.`, no default port, fragment or trailing slash. */
-export function documentKey(raw: string): string {
-  try {
-    const u = new URL(raw);
-    const host = u.hostname.toLowerCase().replace(/^www\./, '');
-    const path = u.pathname.replace(/\/+$/, '') || '/';
-    return `${host}${u.port ? `:${u.port}` : ''}${path}${u.search}`;
-  } catch {
-    return raw;
-  }
 }
 
 function isHtml(page: FetchedPage): boolean {
@@ -101,7 +90,9 @@ export function optimizationPipeline(engine: Engine): Pipeline {
           const [page, ...competitors] = await Promise.all([fetchDoc(ctx, input.url, null), ...targets.map((t) => fetchDoc(ctx, t.url, t.position))]);
           if (!page!.ok) {
             const reason = `The page could not be analysed: it ${page!.reason ?? 'could not be fetched'}.`;
-            const transient = /^(timeout|network)/.test(page!.reason ?? '');
+            // A server error or rate limit from the page's site is as temporary as a timeout: retry it.
+            const status = page!.status;
+            const transient = /^(timeout|network)/.test(page!.reason ?? '') || (status !== null && (status >= 500 || status === 429));
             throw transient ? new RetryableError(reason) : new PermanentError(reason);
           }
           return { page, competitors };

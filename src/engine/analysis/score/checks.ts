@@ -109,7 +109,10 @@ function headingChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Score
   let issues = 0;
   const problems: string[] = [];
   const h1s = levels.filter((l) => l === 1).length + (h1 && !levels.includes(1) ? 1 : 0);
-  if (h1s !== 1) (issues++, problems.push(`${h1s} H1 headings`));
+  if (h1s !== 1) {
+    issues++;
+    problems.push(`${h1s} H1 headings`);
+  }
   for (let k = 1; k < levels.length; k++) {
     if (levels[k]! > levels[k - 1]! + 1) {
       issues++;

@@ -1,4 +1,5 @@
 /** Plain-language text statistics for the readability checks (documented in docs/scoring.md). */
+import { primaryLanguage } from '../terms/document.ts';
 
 export interface TextStats {
   sentences: number;
@@ -28,7 +29,8 @@ export function textStats(text: string, language: string): TextStats {
     .map((s) => s.trim())
     .filter((s) => (s.match(WORD_RE) ?? []).length > 0);
   const words = text.match(WORD_RE) ?? [];
-  const english = language === 'en';
+  // By primary subtag: the default language is `en-US`, and every English tag gets the English formula.
+  const english = primaryLanguage(language) === 'en';
   const syl = english ? words.reduce((a, w) => a + syllables(w), 0) : 0;
   const n = Math.max(1, sentences.length);
   const wc = Math.max(1, words.length);
