@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import pkg from '../package.json' with { type: 'json' };
@@ -8,6 +9,8 @@ import { assertHealthyDatabase, openDatabase, type OpenedDatabase } from './stor
 import { migrateToLatest } from './store/migrations/index.ts';
 import { createEngine, type Engine } from './engine/engine.ts';
 import { optimizationPipeline } from './engine/optimize/pipeline.ts';
+import { trackerScanPipeline } from './engine/tracker/pipeline.ts';
+import { contentPipelines } from './engine/content/pipelines.ts';
 import { buildProviders } from './compose.ts';
 import type { Pipeline } from './engine/runner/types.ts';
 import { OPERATIONS } from './tools/registry.ts';
@@ -82,6 +85,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const operations = options.operations ?? OPERATIONS;
   engine.runner.register(optimizationPipeline(engine));
+  engine.runner.register(trackerScanPipeline(engine));
+  for (const pipeline of contentPipelines(engine)) engine.runner.register(pipeline);
   for (const pipeline of options.pipelines?.(engine) ?? []) engine.runner.register(pipeline);
 
   let server: ServerType | undefined;
@@ -133,6 +138,13 @@ export async function createApp(options: AppOptions): Promise<App> {
           resolve();
         });
         server.once('error', reject);
+      });
+      // Requests Node's HTTP parser refuses (control characters in headers, malformed lines) still get the API's
+      // error body and a request id, not a bare 400.
+      server!.on('clientError', (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex) => {
+        if (!socket.writable || (err.code === 'ECONNRESET')) return void socket.destroy();
+        const body = JSON.stringify({ error: { code: 'invalid_input', message: 'The HTTP request is malformed.' } });
+        socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`);
       });
       const shown = host.includes(':') ? `[${host}]` : host;
       return { port: boundPort, url: `http://${shown}:${boundPort}` };

@@ -82,7 +82,7 @@ export function createUsageService(deps: { db: Db; clock: Clock; logger: Logger 
 
   /** Both windows' loads in one read. */
   async function loads(db: Db, orgId: string, now: number) {
-    const s = await windowSums(db, orgId, now - WINDOWS['24h'], now - WINDOWS['7d']);
+    const s = await windowSums(db, orgId, now - WINDOWS['24h'], now - WINDOWS['7d'], now);
     return { '24h': s.short, '7d': s.long } as const;
   }
 
@@ -198,7 +198,12 @@ export function createUsageService(deps: { db: Db; clock: Clock; logger: Logger 
       const rows = await staleReservations(db, clock.now() - graceMs, 500);
       for (const r of rows) {
         const to = r.run_state === 'done' ? 'charged' : 'released';
-        if (await settleReservation(db, r.resource_kind, r.resource_id, to, clock.now())) out[to]++;
+        try {
+          if (await settleReservation(db, r.resource_kind, r.resource_id, to, clock.now())) out[to]++;
+        } catch (err) {
+          // One row that cannot be settled now must not hold up the others; the next pass retries it.
+          logger.error({ err, resourceKind: r.resource_kind, resourceId: r.resource_id }, 'usage reconciler could not settle a reservation');
+        }
       }
       if (out.charged || out.released) logger.warn(out, 'usage reconciler settled stale reservations');
       return out;

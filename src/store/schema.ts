@@ -129,6 +129,210 @@ export interface OptimizationsTable {
   updated_at: number;
 }
 
+export type ProspectStatus = 'identified' | 'contacted' | 'in_discussion' | 'won' | 'passed';
+export type OpportunityType =
+  | 'guest_post'
+  | 'link_insertion'
+  | 'resource_page'
+  | 'broken_link'
+  | 'unlinked_mention'
+  | 'digital_pr'
+  | 'partnership'
+  | 'other';
+
+/**
+ * An outreach list of one client. The per-status item counts are kept on the row, in the same transaction as every
+ * item change, so `status_breakdown` is a single-row read however large the list is.
+ */
+export interface ProspectListsTable {
+  id: string;
+  org_id: string;
+  client_id: string;
+  name: string;
+  opportunity_type: OpportunityType | null;
+  count_identified: number;
+  count_contacted: number;
+  count_in_discussion: number;
+  count_won: number;
+  count_passed: number;
+  created_at: number;
+  /** Moves on every item saved, updated or deleted: lists are listed newest-updated first. */
+  updated_at: number;
+}
+
+export interface ProspectItemsTable {
+  id: string;
+  list_id: string;
+  org_id: string;
+  client_id: string;
+  /** The canonical URL (engine/prospects/normalize-url.ts). */
+  url: string;
+  /** Unique per list: canonical variants of one target share it. */
+  dedupe_key: string;
+  target_name: string | null;
+  opportunity_type: OpportunityType | null;
+  status: ProspectStatus;
+  notes: string | null;
+  contact_path: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ContentJobsTable {
+  id: string;
+  org_id: string;
+  client_id: string;
+  /** `job` (content job) or `autopilot`. */
+  kind: 'job' | 'autopilot';
+  creation_source: 'agent_api' | 'web_app';
+  /** `auto` or `stepped` for agent_api jobs; null for web-app projects and Autopilot. */
+  mode: 'auto' | 'stepped' | null;
+  status: string;
+  stage: string;
+  topic: string;
+  content_type: string | null;
+  /** JSON of the validated request, defaults applied. */
+  request: string;
+  usage_units: number;
+  usage_level: string;
+  optimize_passes: number;
+  optimize_pass_cap: number;
+  error: string | null;
+  created_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  updated_at: number;
+}
+
+/** The outputs of a content job, each JSON (draft too: markdown plus its sentence sources). Null until produced. */
+export interface ContentArtifactsTable {
+  job_id: string;
+  writer: string | null;
+  research: string | null;
+  outline: string | null;
+  seo_metadata: string | null;
+  entities: string | null;
+  faqs: string | null;
+  draft: string | null;
+  citations: string | null;
+  review: string | null;
+  updated_at: number;
+}
+
+export interface McpTasksTable {
+  task_id: string;
+  org_id: string;
+  tool: string;
+  /** `optimization`, `content_job` or `autopilot`. */
+  resource_kind: string;
+  resource_id: string;
+  /** Set when the client cancelled the task (it stops following the work). */
+  cancelled_at: number | null;
+  ttl_ms: number | null;
+  poll_ms: number;
+  created_at: number;
+}
+
+export type TrackerPlatform = 'organic' | 'chatgpt' | 'perplexity' | 'claude' | 'google_ai_overview';
+export type TrackerScanStatus = 'queued' | 'running' | 'complete' | 'partial' | 'failed';
+export type TrackerResultStatus = 'complete' | 'partial' | 'failed';
+
+/** A tracked domain and brand with its queries (keywords or prompts) and the platforms it is measured on. */
+export interface TrackerProjectsTable {
+  id: string;
+  org_id: string;
+  client_id: string;
+  name: string;
+  /** Registrable host without scheme or `www.`, lower-case (engine/tracker/match.ts). */
+  domain: string;
+  /** JSON array of strings. */
+  brand_names: string;
+  query_kind: 'keywords' | 'prompts';
+  /** JSON array of strings, in the order given. */
+  queries: string;
+  query_count: number;
+  /** JSON array of TrackerPlatform. */
+  platforms: string;
+  location: string | null;
+  language: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One scan of a project (the API's run record). */
+export interface TrackerScansTable {
+  id: string;
+  project_id: string;
+  org_id: string;
+  client_id: string;
+  status: TrackerScanStatus;
+  /** JSON array: the platforms this scan measures (configured when it was accepted). */
+  platforms: string;
+  /** JSON array: the project's platforms with no configured provider when the scan was accepted. */
+  missing_platforms: string;
+  query_count: number;
+  units: number;
+  /** Overall SPI of this scan's usable platforms; null until finalized or when none is usable. */
+  spi: number | null;
+  /** JSON: per-platform status, SPI and denominators, written when the scan is finalized. */
+  platform_scores: string | null;
+  error: string | null;
+  created_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  updated_at: number;
+}
+
+/** One query on one platform in one scan. */
+export interface TrackerResultsTable {
+  run_id: string;
+  platform: TrackerPlatform;
+  query_index: number;
+  project_id: string;
+  query: string;
+  status: TrackerResultStatus;
+  /** 1-based rank of the brand's domain (organic result or AI citation); null when absent. */
+  position: number | null;
+  brand_mentioned: number;
+  brand_cited: number;
+  /** JSON array of URLs. */
+  cited_urls: string;
+  measured_at: number;
+  error: string | null;
+}
+
+/** The per-(scan, platform) aggregate written when the platform finishes, so reads never scan raw rows. */
+export interface TrackerPlatformSummariesTable {
+  run_id: string;
+  platform: TrackerPlatform;
+  project_id: string;
+  status: TrackerResultStatus;
+  provider: string | null;
+  queries_total: number;
+  measured: number;
+  failed: number;
+  present: number;
+  mentioned: number;
+  cited: number;
+  /** Queries where the domain has a position, and the sum of those positions (average position). */
+  ranked: number;
+  position_sum: number;
+  weight_sum: number;
+  spi: number | null;
+  /** JSON array of [url, count] pairs, most cited first, at most 100. */
+  top_cited: string;
+  measured_at: number;
+  error: string | null;
+}
+
+/** The newest usable summary of each (project, platform): the latest_per_platform snapshot in one indexed read. */
+export interface TrackerLatestTable {
+  project_id: string;
+  platform: TrackerPlatform;
+  run_id: string;
+  measured_at: number;
+}
+
 export interface DB {
   organisations: OrganisationsTable;
   clients: ClientsTable;
@@ -137,4 +341,14 @@ export interface DB {
   usage_ledger: UsageLedgerTable;
   runs: RunsTable;
   optimizations: OptimizationsTable;
+  prospect_lists: ProspectListsTable;
+  prospect_items: ProspectItemsTable;
+  tracker_projects: TrackerProjectsTable;
+  tracker_scans: TrackerScansTable;
+  tracker_results: TrackerResultsTable;
+  tracker_platform_summaries: TrackerPlatformSummariesTable;
+  tracker_latest: TrackerLatestTable;
+  content_jobs: ContentJobsTable;
+  content_artifacts: ContentArtifactsTable;
+  mcp_tasks: McpTasksTable;
 }

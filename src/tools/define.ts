@@ -62,8 +62,11 @@ export interface OperationDef<I extends z.ZodObject = z.ZodObject, O extends z.Z
   follow?(ctx: OperationContext, body: z.input<O>): Promise<z.input<O>>;
   /** On an idempotent replay, the body to answer (e.g. the resource's current state); default: the stored body. */
   replay?(ctx: OperationContext, stored: StoredResult): Promise<z.input<O>>;
-  /** MCP task support for long work (MCP tasks backed by durable runs). */
-  taskSupport?: 'optional';
+  /**
+   * MCP task support for long work: a task-augmented call creates the resource as usual and answers a task that
+   * follows it (the resource's durable run is the task's work).
+   */
+  task?: { kind: 'optimization' | 'content_job' | 'autopilot'; idOf(body: z.input<O>): string };
 }
 
 /** Declares an operation; the identity function gives type inference between schemas and handler. */

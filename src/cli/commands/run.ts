@@ -126,6 +126,7 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
         operations: app.operations,
         version: VERSION,
         resolvePrincipal: () => authenticate(app.database.db, app.engine.clock, key),
+        taskOrg: async () => (await authenticate(app.database.db, app.engine.clock, key)).orgId,
       });
       const transport = new StdioServerTransport();
       await app.startBackground();

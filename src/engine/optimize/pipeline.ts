@@ -32,8 +32,10 @@ interface FetchedDoc {
   contentHash: string | null;
   fetchedAt: string | null;
   source: string | null;
-  /** Why the page is not used, when ok is false. */
+  /** Why the page is not used, when ok is false: the end of "the page ..." */
   reason: string | null;
+  /** True when the failure may pass (timeouts, network errors). */
+  transient?: boolean;
   extraction: Extraction | null;
 }
 
@@ -54,7 +56,7 @@ export function optimizationPipeline(engine: Engine): Pipeline {
       if (!isHtml(page)) return { ...doc, reason: `is not HTML (${page.contentType ?? 'no content type'})` };
       return { ...doc, ok: true, extraction: analysis.extract(page.body, page.url) };
     } catch (err) {
-      if (err instanceof FetchError) return { ...base, reason: `${err.code}: ${err.message}` };
+      if (err instanceof FetchError) return { ...base, reason: `could not be fetched (${err.message})`, transient: err.code === 'timeout' || err.code === 'network' };
       throw err;
     }
   }
@@ -92,7 +94,7 @@ export function optimizationPipeline(engine: Engine): Pipeline {
             const reason = `The page could not be analysed: it ${page!.reason ?? 'could not be fetched'}.`;
             // A server error or rate limit from the page's site is as temporary as a timeout: retry it.
             const status = page!.status;
-            const transient = /^(timeout|network)/.test(page!.reason ?? '') || (status !== null && (status >= 500 || status === 429));
+            const transient = page!.transient === true || (status !== null && (status >= 500 || status === 429));
             throw transient ? new RetryableError(reason) : new PermanentError(reason);
           }
           return { page, competitors };

@@ -4,6 +4,8 @@ import * as m0001 from './0001-foundation.ts';
 import * as m0002 from './0002-optimizations.ts';
 import * as m0003 from './0003-prospects.ts';
 import * as m0004 from './0004-content.ts';
+import * as m0005 from './0005-tracker.ts';
+import * as m0006 from './0006-mcp-tasks.ts';
 
 /** The static, ordered list of frozen migrations. Names sort in the order they must run. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +13,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0002-optimizations': m0002,
   '0003-prospects': m0003,
   '0004-content': m0004,
+  '0005-tracker': m0005,
+  '0006-mcp-tasks': m0006,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

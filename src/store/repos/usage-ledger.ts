@@ -11,7 +11,7 @@ export interface WindowSums {
   reserved: number;
 }
 
-const sumsQuery = preparedQuery((db: Db, orgId: string, sinceShort: number, sinceLong: number) =>
+const sumsQuery = preparedQuery((db: Db, orgId: string, sinceShort: number, sinceLong: number, until: number) =>
   db
     .selectFrom('usage_ledger')
     .select([
@@ -22,15 +22,16 @@ const sumsQuery = preparedQuery((db: Db, orgId: string, sinceShort: number, sinc
     ])
     .where('org_id', '=', orgId)
     .where('created_at', '>', sinceLong)
+    .where('created_at', '<=', until)
     .where('state', '!=', 'released'),
 );
 
 /**
- * Charged and reserved units accepted after `sinceShort` and after `sinceLong` (both exclusive), in one indexed read:
- * the loads of the two rolling windows.
+ * Charged and reserved units accepted after `sinceShort` and after `sinceLong` (both exclusive) and not after `until`,
+ * in one indexed read: the loads of the two rolling windows ending at `until`.
  */
-export async function windowSums(db: Db, orgId: string, sinceShort: number, sinceLong: number): Promise<{ short: WindowSums; long: WindowSums }> {
-  const r = (await sumsQuery(db, orgId, sinceShort, sinceLong))[0]!;
+export async function windowSums(db: Db, orgId: string, sinceShort: number, sinceLong: number, until: number): Promise<{ short: WindowSums; long: WindowSums }> {
+  const r = (await sumsQuery(db, orgId, sinceShort, sinceLong, until))[0]!;
   return {
     short: { charged: Number(r.charged_short), reserved: Number(r.reserved_short) },
     long: { charged: Number(r.charged_long), reserved: Number(r.reserved_long) },

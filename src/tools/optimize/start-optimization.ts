@@ -25,6 +25,7 @@ export const startOptimization = defineOperation({
   }),
   output: OptimizationRecord,
   errors: ['validation_error', 'idempotency_key_required', 'plan_required', 'usage_limit_reached', 'idempotency_key_reused', 'idempotency_key_in_use'],
+  task: { kind: 'optimization', idOf: (body) => body.optimization_id },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   validate: (ctx, input) => {
     const checked = ctx.engine.providers.checkUrl(input.url);

@@ -31,6 +31,15 @@ export function createHttpApp(deps: HttpAppDeps) {
       'request',
     );
   });
+  // Hono hands only Error instances to onError; any other thrown value would escape as a bare 500 without the
+  // error body or X-Request-Id.
+  app.use('*', async (_c, next) => {
+    try {
+      await next();
+    } catch (err) {
+      throw err instanceof Error ? err : new Error('a non-Error value was thrown', { cause: err });
+    }
+  });
   app.use('*', originGuard(deps.originPolicy));
   app.use('*', bodyLimitMiddleware());
 

@@ -7,9 +7,13 @@ import { errorResponse } from './respond.ts';
 /** Largest request body accepted on any route (REST and MCP): 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** 413 `payload_too_large` for a body over the limit, by Content-Length or while streaming. */
+/**
+ * 413 `payload_too_large` for a body over the limit, by Content-Length or while streaming. The rest of the body is
+ * not read, so the connection cannot be reused: `Connection: close` tells the client (otherwise its next request on
+ * the kept-alive socket is reset instead of answered).
+ */
 export const bodyLimitMiddleware = (): MiddlewareHandler<HttpEnv> =>
   bodyLimit({
     maxSize: MAX_BODY_BYTES,
-    onError: (c) => errorResponse(c, new ApiError('payload_too_large')),
+    onError: (c) => errorResponse(c, new ApiError('payload_too_large'), { Connection: 'close' }),
   });

@@ -82,6 +82,8 @@ export function mountMcpHttp(app: Hono<HttpEnv>, deps: { engine: Engine; operati
         if (!p) throw new ApiError('unauthorized');
         return p;
       },
+      // Every HTTP request is authenticated before it reaches the session, and a session is bound to one key.
+      taskOrg: async () => principal.orgId,
     });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),

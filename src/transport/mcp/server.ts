@@ -17,6 +17,9 @@ import type { Principal } from '../../engine/auth.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { AnyOperation, ProgressReporter } from '../../tools/define.ts';
 import { invalidInput, invokeOperation, takeRateLimit } from '../../tools/invoke.ts';
+import { insertTask } from '../../engine/tasks.ts';
+import { iso } from '../../clock.ts';
+import { createTaskStore } from './tasks.ts';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -26,7 +29,12 @@ export interface McpServerDeps {
   version: string;
   /** Who is calling, resolved for every tool call (so revocation applies at once). */
   resolvePrincipal(extra: ToolExtra): Promise<Principal>;
+  /** The organisation whose MCP tasks this connection may see (the key the session or process acts as). */
+  taskOrg(): Promise<string>;
 }
+
+/** How often task-augmented callers are told to poll, and how long finished tasks stay listed by default. */
+const TASK_POLL_MS = 2_000;
 
 export const ErrorBodySchema = z.object({
   error: z.object({
@@ -62,7 +70,7 @@ export function toolDefinitions(operations: readonly AnyOperation[]): Tool[] {
     inputSchema: jsonSchema(toolInputSchema(op), 'input') as Tool['inputSchema'],
     outputSchema: { type: 'object', ...jsonSchema(z.union([op.output, ErrorBodySchema]), 'output') } as Tool['outputSchema'],
     annotations: { title: op.title, ...op.annotations },
-    ...(op.taskSupport ? { execution: { taskSupport: op.taskSupport } } : {}),
+    ...(op.task ? { execution: { taskSupport: 'optional' as const } } : {}),
   }));
 }
 
@@ -101,7 +109,12 @@ export async function callOperation(deps: McpServerDeps, op: AnyOperation, args:
       signal: extra.signal,
       progress: progressReporter(extra),
     });
-    return { structuredContent: result.body as Record<string, unknown>, content: [{ type: 'text', text: summarize(op, result.body) }] };
+    return {
+      structuredContent: result.body as Record<string, unknown>,
+      content: [{ type: 'text', text: summarize(op, result.body) }],
+      // REST says Idempotent-Replayed: true; MCP results say it in _meta.
+      ...(result.headers['Idempotent-Replayed'] ? { _meta: { idempotent_replayed: true } } : {}),
+    };
   } catch (err) {
     const apiErr = toApiError(err);
     if (!(err instanceof ApiError)) deps.engine.logger.error({ err, tool: op.name, requestId }, 'tool call failed');
@@ -119,7 +132,8 @@ export function buildMcpServer(deps: McpServerDeps): McpServer {
   const server = new McpServer(
     { name: 'agent-api', version: deps.version },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+      taskStore: createTaskStore(deps.engine, deps.taskOrg),
       instructions:
         'SEO content service: content jobs (research, brief, draft), Autopilot, Optimize (score a page against ranking competitors), tracker reads and outreach lists. Long work is asynchronous: start it, then poll the status tool (it accepts wait_seconds). Writing tools take idempotency_key; reuse it when retrying.',
     },
@@ -144,8 +158,27 @@ export function buildMcpServer(deps: McpServerDeps): McpServer {
       const fields = unknown.map((k) => ({ path: k, message: 'Unknown field.' }));
       throw new McpError(RpcErrorCode.InvalidParams, `Unknown argument(s) for ${op.name}: ${unknown.join(', ')}`, invalidInput(op.family, fields).toBody());
     }
+    const task = (request.params as { task?: { ttl?: number } }).task;
+    if (task && op.task) return startTask(deps, op, args, extra, task.ttl ?? null);
     return callOperation(deps, op, args, extra);
   });
   return server;
+}
+
+/**
+ * A task-augmented call of a long-running tool: the resource is created exactly as a plain call creates it (same
+ * limits, scopes, validation and idempotency) and the answer is a task that follows it. A call that fails before any
+ * work exists is a JSON-RPC error carrying the API error body.
+ */
+async function startTask(deps: McpServerDeps, op: AnyOperation, args: Record<string, unknown>, extra: ToolExtra, ttl: number | null) {
+  const result = await callOperation(deps, op, args, extra);
+  if (result.isError) {
+    const body = result.structuredContent as { error: { message: string } };
+    throw new McpError(RpcErrorCode.InvalidParams, body.error.message, body);
+  }
+  const principal = await deps.resolvePrincipal(extra);
+  const now = deps.engine.clock.now();
+  const taskId = await insertTask(deps.engine.db, { orgId: principal.orgId, tool: op.name, kind: op.task!.kind, resourceId: op.task!.idOf(result.structuredContent), ttlMs: ttl, pollMs: TASK_POLL_MS }, now);
+  return { task: { taskId, status: 'working', ttl, createdAt: iso(now), lastUpdatedAt: iso(now), pollInterval: TASK_POLL_MS } };
 }
 

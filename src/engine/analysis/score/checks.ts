@@ -148,7 +148,9 @@ function metadataChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Scor
 function readabilityChecks(i: CheckInput): ScoreCheck[] {
   const { mainText, paragraphs } = i.source.extraction;
   const s = textStats(mainText, i.language);
-  const paraWords = paragraphs.length ? paragraphs.map((p) => p.split(/\s+/).filter(Boolean).length) : [s.words];
+  // Without paragraph markup, the main text's lines are the paragraphs.
+  const blocks = paragraphs.length ? paragraphs : mainText.split('\n').filter((l) => l.trim());
+  const paraWords = blocks.length ? blocks.map((p) => p.split(/\s+/).filter(Boolean).length) : [s.words];
   const avgPara = paraWords.reduce((a, b) => a + b, 0) / Math.max(1, paraWords.length);
   const out = [
     check('readability', 'readability.sentence_length', 'Average sentence length at most 20 words', 4, s.words === 0 ? 0 : 1 - ramp(s.avgSentenceWords, 20, 35), { average_words: round2(s.avgSentenceWords), sentences: s.sentences }, 'Shorten long sentences (aim for 20 words or fewer on average).'),

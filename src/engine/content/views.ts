@@ -1,0 +1,135 @@
+import { iso } from '../../clock.ts';
+import type { ArtifactsRow, ContentJobRow } from '../../store/repos/content.ts';
+import type { ContentRequest } from './types.ts';
+
+/** Progress percent per stage (content jobs and Autopilot share the scale). */
+const PERCENT: Record<string, number> = {
+  not_started: 0,
+  queued: 0,
+  researching: 15,
+  briefing: 30,
+  brief_ready: 50,
+  drafting: 60,
+  optimizing: 75,
+  fact_checking: 85,
+  finalizing: 95,
+  completed: 100,
+  complete: 100,
+  failed: 100,
+};
+
+const ts = (ms: number | null) => (ms === null ? null : iso(ms));
+const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+
+export function usageImpact(row: Pick<ContentJobRow, 'usage_level'>) {
+  return { level: row.usage_level as 'low' | 'standard' | 'high', included: true };
+}
+
+/** The create answer (spec section 2): what a client needs right after acceptance. */
+export function jobCreated(row: ContentJobRow) {
+  const request = JSON.parse(row.request) as ContentRequest;
+  return {
+    job_id: row.id,
+    status: row.status,
+    content_type: row.content_type,
+    research_platforms: request.researchPlatforms,
+    usage_impact: usageImpact(row),
+    created_at: iso(row.created_at),
+  };
+}
+
+/** The detail record (API.md section 3): request fields, status, mode, source, progress, usage, error, timestamps. */
+export function jobDetail(row: ContentJobRow) {
+  const r = JSON.parse(row.request) as ContentRequest;
+  return {
+    job_id: row.id,
+    kind: row.kind,
+    client_id: row.client_id,
+    creation_source: row.creation_source,
+    mode: row.mode,
+    status: row.status,
+    progress: { stage: row.stage, percent: PERCENT[row.stage] ?? 0 },
+    content_type: row.content_type,
+    topic: r.topic,
+    intent: r.intent,
+    language: r.language,
+    location: r.location,
+    tone: r.tone,
+    custom_instructions: r.customInstructions,
+    word_count_target: r.wordCountTarget,
+    project_mode: r.projectMode,
+    page_contract: r.pageContract,
+    source_url: r.sourceUrl,
+    research_platforms: r.researchPlatforms,
+    has_draft_body: r.draftBody !== null,
+    usage_impact: usageImpact(row),
+    billing: { charged: row.ledger_state === 'charged', released: row.ledger_state === 'released' },
+    error: row.error,
+    created_at: iso(row.created_at),
+    started_at: ts(row.started_at),
+    updated_at: iso(row.updated_at),
+    completed_at: ts(row.completed_at),
+  };
+}
+
+/** A list row: the detail without the long request text fields. */
+export function jobRow(row: ContentJobRow) {
+  const d = jobDetail(row);
+  return {
+    job_id: d.job_id,
+    client_id: d.client_id,
+    creation_source: d.creation_source,
+    mode: d.mode,
+    status: d.status,
+    progress: d.progress,
+    content_type: d.content_type,
+    topic: d.topic,
+    research_platforms: d.research_platforms,
+    error: d.error,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+    completed_at: d.completed_at,
+  };
+}
+
+/** Autopilot's status view (spec section 2): `charged` and `released` read from the ledger. */
+export function autopilotStatus(row: ContentJobRow, artifacts: ArtifactsRow | undefined) {
+  return {
+    job_id: row.id,
+    status: row.status,
+    stage: row.stage,
+    started_at: ts(row.started_at ?? row.created_at),
+    updated_at: iso(row.updated_at),
+    completed_at: ts(row.completed_at),
+    optimize_passes: row.optimize_passes,
+    optimize_pass_cap: row.optimize_pass_cap,
+    charged: row.ledger_state === 'charged',
+    released: row.ledger_state === 'released',
+    error: row.error,
+    review: parse<Record<string, unknown>>(artifacts?.review ?? null),
+    publish: null,
+  };
+}
+
+/** Autopilot's start answer. */
+export function autopilotStarted(row: ContentJobRow) {
+  return { job_id: row.id, status: row.status, stage: row.stage, usage_impact: usageImpact(row), created_at: iso(row.created_at) };
+}
+
+/** Artifacts (API.md section 3); anything not yet produced is null. */
+export function artifactsView(row: ContentJobRow, a: ArtifactsRow | undefined) {
+  const research = parse<{ sources: { id: number; url: string; title: string; platform: string }[] }>(a?.research ?? null);
+  return {
+    job_id: row.id,
+    status: row.status,
+    writer: a?.writer ?? null,
+    outline: parse<unknown[]>(a?.outline ?? null),
+    seo_metadata: parse<Record<string, unknown>>(a?.seo_metadata ?? null),
+    entities: parse<unknown[]>(a?.entities ?? null),
+    faqs: parse<unknown[]>(a?.faqs ?? null),
+    draft: parse<Record<string, unknown>>(a?.draft ?? null),
+    citations: parse<unknown[]>(a?.citations ?? null),
+    sources: research ? research.sources.map((s) => ({ id: s.id, url: s.url, title: s.title, platform: s.platform })) : null,
+    review: parse<Record<string, unknown>>(a?.review ?? null),
+  };
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { getArtifacts } from '../../engine/content/service.ts';
+import { autopilotStatus } from '../../engine/content/views.ts';
+import { defineOperation } from '../define.ts';
+import { waitForContent } from './follow.ts';
+import { AutopilotStatus, WaitSeconds } from './schemas.ts';
+
+export const getAutopilotStatus = defineOperation({
+  name: 'get_autopilot_status',
+  title: 'Poll Autopilot',
+  description: 'The status view of an Autopilot run: stage, optimization passes, whether its usage was charged or released, the error, and the review once finished. wait_seconds (0-30) long-polls until the stage changes.',
+  family: 'autopilot',
+  http: { method: 'GET', path: '/copywriter/autopilot/:job_id', status: 200 },
+  scope: 'copywriter:read',
+  subscription: null,
+  idempotency: 'none',
+  input: z.strictObject({ job_id: z.string().min(1).max(64), wait_seconds: WaitSeconds }),
+  output: AutopilotStatus,
+  errors: ['invalid_input'],
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: async (ctx, input) => {
+    const row = await waitForContent(ctx.engine, ctx.principal.orgId, input.job_id, input.wait_seconds, ctx.signal, 'autopilot');
+    return autopilotStatus(row, await getArtifacts(ctx.db, row.id)) as z.input<typeof AutopilotStatus>;
+  },
+});

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { jobDetail } from '../../engine/content/views.ts';
+import { defineOperation } from '../define.ts';
+import { waitForContent } from './follow.ts';
+import { ContentJobDetail, WaitSeconds } from './schemas.ts';
+
+export const getContentJob = defineOperation({
+  name: 'get_content_job',
+  title: 'Get a content job',
+  description: 'A content job (or Autopilot run) with its request fields, status, mode, creation source, progress, usage impact and error. wait_seconds (0-30) long-polls until the status or stage changes.',
+  family: 'copywriter',
+  http: { method: 'GET', path: '/copywriter/jobs/:job_id', status: 200 },
+  scope: 'copywriter:read',
+  subscription: null,
+  idempotency: 'none',
+  input: z.strictObject({ job_id: z.string().min(1).max(64), wait_seconds: WaitSeconds }),
+  output: ContentJobDetail,
+  errors: ['invalid_input'],
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: async (ctx, input) => jobDetail(await waitForContent(ctx.engine, ctx.principal.orgId, input.job_id, input.wait_seconds, ctx.signal)),
+});
