@@ -4,6 +4,7 @@ import { loadConfig } from '../config.ts';
 import { registerAdminCommands } from './commands/admin.ts';
 import { registerArchiveCommands } from './commands/archive.ts';
 import { registerRunCommands } from './commands/run.ts';
+import { registerTrackerCommands } from './commands/tracker.ts';
 import { processIo, type CliIo } from './output.ts';
 
 let safeFetchModule: typeof import('../providers/web/safe-fetch.ts') | undefined;
@@ -25,6 +26,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<void>
     .configureOutput({ writeOut: (s) => io.err(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
   registerRunCommands(program, config, io);
   registerAdminCommands(program, config, io);
+  registerTrackerCommands(program, config, io);
   registerArchiveCommands(program, {
     createFetcher: () => {
       const { createSafeFetcher, parseAllowList } = safeFetchModule!;

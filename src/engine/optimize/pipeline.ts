@@ -1,5 +1,5 @@
 import { iso } from '../../clock.ts';
-import { FetchError, type FetchedPage, type SearchResult } from '../../providers/types.ts';
+import { FetchError, type FetchErrorCode, type FetchedPage, type SearchResult } from '../../providers/types.ts';
 import { OPTIMIZATION_KIND, updateOptimization } from '../../store/repos/optimizations.ts';
 import { contentHash } from '../analysis/analysis.ts';
 import type { Extraction } from '../analysis/extract/types.ts';
@@ -32,12 +32,24 @@ interface FetchedDoc {
   contentHash: string | null;
   fetchedAt: string | null;
   source: string | null;
-  /** Why the page is not used, when ok is false: the end of "the page ..." */
+  /** Why the page is not used, when ok is false (`<fetch error code>: <message>` for fetch failures). */
   reason: string | null;
-  /** True when the failure may pass (timeouts, network errors). */
-  transient?: boolean;
+  /** The fetch error code, when the fetch itself failed. */
+  failure?: FetchErrorCode;
   extraction: Extraction | null;
 }
+
+/** The failed fetch in words, for the saved error of a run whose page could not be fetched. */
+const FAILURE_PHRASE: Record<FetchErrorCode, string> = {
+  blocked: 'was blocked by the address policy',
+  invalid_url: 'is not a valid URL',
+  unsupported_scheme: 'is not an http(s) URL',
+  timeout: 'timed out',
+  too_large: 'is larger than the size limit',
+  too_many_redirects: 'redirected too many times',
+  network: 'could not be reached',
+  not_archived: 'is not in the web archive (offline mode)',
+};
 
 function isHtml(page: FetchedPage): boolean {
   return page.contentType === 'text/html' || page.contentType === 'application/xhtml+xml';
@@ -56,7 +68,7 @@ export function optimizationPipeline(engine: Engine): Pipeline {
       if (!isHtml(page)) return { ...doc, reason: `is not HTML (${page.contentType ?? 'no content type'})` };
       return { ...doc, ok: true, extraction: analysis.extract(page.body, page.url) };
     } catch (err) {
-      if (err instanceof FetchError) return { ...base, reason: `could not be fetched (${err.message})`, transient: err.code === 'timeout' || err.code === 'network' };
+      if (err instanceof FetchError) return { ...base, reason: `${err.code}: ${err.message}`, failure: err.code };
       throw err;
     }
   }
@@ -91,10 +103,10 @@ export function optimizationPipeline(engine: Engine): Pipeline {
           });
           const [page, ...competitors] = await Promise.all([fetchDoc(ctx, input.url, null), ...targets.map((t) => fetchDoc(ctx, t.url, t.position))]);
           if (!page!.ok) {
-            const reason = `The page could not be analysed: it ${page!.reason ?? 'could not be fetched'}.`;
+            const reason = `The page could not be analysed: it ${page!.failure ? `${FAILURE_PHRASE[page!.failure]} (${page!.reason})` : page!.reason}.`;
             // A server error or rate limit from the page's site is as temporary as a timeout: retry it.
             const status = page!.status;
-            const transient = page!.transient === true || (status !== null && (status >= 500 || status === 429));
+            const transient = page!.failure === 'timeout' || page!.failure === 'network' || (status !== null && (status >= 500 || status === 429));
             throw transient ? new RetryableError(reason) : new PermanentError(reason);
           }
           return { page, competitors };

@@ -183,13 +183,17 @@ export function createRunner(opts: RunnerOptions) {
   }
 
   function launch(run: RunRow): void {
+    // Our own lease lapsed (renewal starved by a stalled event loop) and this process claimed the run again: the older
+    // attempt is fenced out anyway, so stop it, and let only the newest attempt own the in-flight entry.
+    inFlight.get(run.id)?.abort.abort(new LeaseLost());
     const abort = new AbortController();
-    const done = execute(run, abort).finally(() => {
-      inFlight.delete(run.id);
+    const entry = { abort, done: Promise.resolve() };
+    entry.done = execute(run, abort).finally(() => {
+      if (inFlight.get(run.id) === entry) inFlight.delete(run.id);
       schedule();
       if (inFlight.size === 0) idleWaiters.splice(0).forEach((w) => w());
     });
-    inFlight.set(run.id, { abort, done });
+    inFlight.set(run.id, entry);
   }
 
   /** Claims due runs up to the concurrency limit. */

@@ -1,0 +1,90 @@
+import { iso } from '../../clock.ts';
+import type { LatestSummaryRow, TrackerProjectRow, TrackerResultRow, TrackerScanRow, TrackerSummaryRow } from '../../store/repos/tracker.ts';
+import type { TrackerScanStatus } from '../../store/schema.ts';
+import { denominators, overallSpi } from './spi.ts';
+import type { TrackerPlatform } from './types.ts';
+
+const json = <T>(text: string): T => JSON.parse(text) as T;
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+
+/** A project's configuration; `queries` only in the detail view (lists carry the count). */
+export function projectView(row: TrackerProjectRow, withQueries: boolean) {
+  return {
+    project_id: row.id,
+    client_id: row.client_id,
+    name: row.name,
+    domain: row.domain,
+    brand_names: json<string[]>(row.brand_names),
+    query_kind: row.query_kind,
+    ...(withQueries ? { queries: json<string[]>(row.queries) } : {}),
+    query_count: row.query_count,
+    platforms: json<TrackerPlatform[]>(row.platforms),
+    location: row.location,
+    language: row.language,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+/**
+ * Billing read from the ledger: charged is `finalized`, released is `released`, and a reservation still open on a
+ * scan that produced a usable result is `reconciliation_pending` (the reconciler charges it).
+ */
+function scanBilling(row: Pick<TrackerScanRow, 'status' | 'ledger_state'>) {
+  if (row.ledger_state === 'charged') return 'finalized' as const;
+  if (row.ledger_state === 'released') return 'released' as const;
+  return row.status === 'complete' || row.status === 'partial' ? ('reconciliation_pending' as const) : ('reserved' as const);
+}
+
+/** The scan (run) record: what start_tracker_scan answers and project reads show as `latest_run`. */
+export function scanView(row: TrackerScanRow) {
+  return {
+    run_id: row.id,
+    project_id: row.project_id,
+    status: row.status,
+    platforms: json<TrackerPlatform[]>(row.platforms),
+    missing_platforms: json<TrackerPlatform[]>(row.missing_platforms),
+    query_count: row.query_count,
+    units: row.units,
+    spi: row.spi,
+    created_at: iso(row.created_at),
+    started_at: isoOrNull(row.started_at),
+    completed_at: isoOrNull(row.completed_at),
+    error: row.error,
+    billing_status: scanBilling(row),
+  };
+}
+
+/** One platform's measurement in a snapshot: where it came from, its status, SPI and denominators. */
+export function platformView(s: TrackerSummaryRow, runStatus: TrackerScanStatus) {
+  return {
+    platform: s.platform,
+    status: s.status,
+    source_run_id: s.run_id,
+    run_status: runStatus,
+    provider: s.provider,
+    measured_at: iso(s.measured_at),
+    spi: s.spi,
+    denominators: denominators(s),
+    error: s.error,
+  };
+}
+
+export function resultView(r: TrackerResultRow) {
+  return {
+    query: r.query,
+    status: r.status,
+    position: r.position,
+    brand_mentioned: r.brand_mentioned === 1,
+    brand_cited: r.brand_cited === 1,
+    cited_urls: json<string[]>(r.cited_urls),
+    measured_at: iso(r.measured_at),
+    error: r.error,
+  };
+}
+
+/** The overall SPI of a set of platform measurements, with its denominators. */
+export function overallView(summaries: readonly (TrackerSummaryRow | LatestSummaryRow)[]) {
+  const o = overallSpi(summaries);
+  return { spi: o.spi, denominators: { pairs_measured: o.pairs_measured, pairs_present: o.pairs_present, platforms_included: o.platforms_included } };
+}

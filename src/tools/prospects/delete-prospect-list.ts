@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { defineOperation } from '../define.ts';
+import { deleteList } from '../../engine/prospects/service.ts';
+import { ClientIdParam, ListIdParam } from './schemas.ts';
+
+export const deleteProspectList = defineOperation({
+  name: 'delete_prospect_list',
+  title: 'Delete a prospect list',
+  description:
+    "Delete a list and its item memberships, confirmed by the list's exact current name (409 confirmation_mismatch otherwise). Never touches pages, contacts or other evidence. Requires an idempotency key.",
+  family: 'prospector',
+  http: { method: 'DELETE', path: '/clients/:client_id/prospect-lists/:list_id', status: 200 },
+  scope: 'prospector:write',
+  subscription: null,
+  idempotency: 'required',
+  input: z.strictObject({
+    client_id: ClientIdParam,
+    list_id: ListIdParam,
+    name: z.string().min(1).max(200).describe("The list's exact current name."),
+  }),
+  output: z.object({ deleted: z.literal(true), list_id: z.string(), name: z.string(), items_deleted: z.number().int() }),
+  errors: ['invalid_input', 'confirmation_mismatch', 'idempotency_key_required', 'idempotency_key_reused', 'idempotency_key_in_use'],
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  handler: async (ctx, input) => {
+    const body = await deleteList(ctx.db, ctx.principal.orgId, input);
+    return { status: 200, body, resourceId: body.list_id };
+  },
+});

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { defineOperation } from '../define.ts';
+import { deleteProspect as remove } from '../../engine/prospects/service.ts';
+import { MAX_PROSPECT_URL_LENGTH } from '../../engine/prospects/normalize-url.ts';
+import { ClientIdParam, ListIdParam } from './schemas.ts';
+
+export const deleteProspect = defineOperation({
+  name: 'delete_prospect',
+  title: 'Delete a prospect',
+  description:
+    "Remove one item from a list, confirmed by its exact saved url (the item's url field). A canonical variant of it answers 409 confirmation_mismatch; a url matching no item answers 404. Deletes the list membership only. Requires an idempotency key.",
+  family: 'prospector',
+  http: { method: 'DELETE', path: '/clients/:client_id/prospect-lists/:list_id/items', status: 200 },
+  scope: 'prospector:write',
+  subscription: null,
+  idempotency: 'required',
+  input: z.strictObject({
+    client_id: ClientIdParam,
+    list_id: ListIdParam,
+    url: z.string().min(1).max(MAX_PROSPECT_URL_LENGTH).describe("The item's exact saved url."),
+  }),
+  output: z.object({ deleted: z.literal(true), item_id: z.string(), list_id: z.string(), url: z.string() }),
+  errors: ['invalid_input', 'confirmation_mismatch', 'idempotency_key_required', 'idempotency_key_reused', 'idempotency_key_in_use'],
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  handler: async (ctx, input) => {
+    const body = await remove(ctx.engine, ctx.db, ctx.principal.orgId, input);
+    return { status: 200, body, resourceId: body.item_id };
+  },
+});

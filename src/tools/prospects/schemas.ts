@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { Timestamp, Uuid } from '../common/schemas.ts';
+
+export const ProspectStatus = z.enum(['identified', 'contacted', 'in_discussion', 'won', 'passed']);
+export const OpportunityType = z.enum(['guest_post', 'link_insertion', 'resource_page', 'broken_link', 'unlinked_mention', 'digital_pr', 'partnership', 'other']);
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// eslint-disable-next-line no-control-regex
+const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+/** One line of text: trimmed, 1 to `max` characters, no control characters. */
+export const Line = (max: number) =>
+  z.string().trim().min(1).max(max).refine((s) => !CONTROL.test(s), 'Must not contain control characters.');
+
+/** Free text (notes): up to `max` characters; line breaks and tabs allowed, other control characters not. */
+export const FreeText = (max: number) =>
+  z.string().max(max).refine((s) => !CONTROL_EXCEPT_LINES.test(s), 'Must not contain control characters other than line breaks and tabs.');
+
+export const ClientIdParam = Uuid.describe('The client workspace (path id).');
+export const ListIdParam = Uuid.describe('The prospect list (path id).');
+
+const StatusBreakdown = z.object({
+  identified: z.number().int(),
+  contacted: z.number().int(),
+  in_discussion: z.number().int(),
+  won: z.number().int(),
+  passed: z.number().int(),
+});
+
+export const ProspectListRecord = z.object({
+  list_id: z.string(),
+  client_id: z.string(),
+  name: z.string(),
+  opportunity_type: OpportunityType.nullable(),
+  item_count: z.number().int(),
+  status_breakdown: StatusBreakdown.describe('Item counts for every status, zeros included.'),
+  created_at: Timestamp,
+  updated_at: Timestamp.describe('Moves whenever an item is saved, updated or deleted.'),
+});
+
+export const ProspectItemRecord = z.object({
+  item_id: z.string(),
+  list_id: z.string(),
+  client_id: z.string(),
+  url: z.string().describe('The canonical URL: the exact value delete_prospect expects.'),
+  domain: z.string().describe('The target host without a leading www.'),
+  target_name: z.string().nullable(),
+  opportunity_type: OpportunityType.nullable(),
+  status: ProspectStatus,
+  notes: z.string().nullable(),
+  contact_path: z.string().nullable().describe('How to reach the target (free text recorded by the caller; never used by the service).'),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const SavedProspectRecord = ProspectItemRecord.extend({
+  already_saved: z.boolean().describe('True when a canonical variant of the URL was already in the list: the existing item, unchanged (HTTP 200).'),
+});

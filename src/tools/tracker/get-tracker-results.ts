@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { defineOperation } from '../define.ts';
+import { readResults } from '../../engine/tracker/snapshot.ts';
+import { Coverage, Overall, Platform, PlatformMeasurement, ProjectIdParam, QueryResult, ScanStatus, SnapshotMethod } from './schemas.ts';
+
+export const getTrackerResults = defineOperation({
+  name: 'get_tracker_results',
+  title: 'Get tracker results',
+  description:
+    "Current per-query results of a project by platform. snapshot=latest_per_platform (default): each platform's newest successful result, possibly from different runs (see source_run_id); snapshot=latest_run: only the most recently finished run. A platform without data is absent and listed in coverage.missing, never zero; partial results are marked partial.",
+  family: 'tracker',
+  http: { method: 'GET', path: '/reporter/projects/:project_id/results', status: 200 },
+  scope: 'reporter:read',
+  subscription: null,
+  idempotency: 'none',
+  input: z.strictObject({
+    project_id: ProjectIdParam,
+    snapshot: SnapshotMethod.default('latest_per_platform'),
+    platform: Platform.optional().describe('Only this platform.'),
+  }),
+  output: z.object({
+    project_id: z.string(),
+    snapshot: z.object({ method: SnapshotMethod, description: z.string() }),
+    latest_run_id: z.string().nullable().describe('The most recently finished run (any status).'),
+    run_status: ScanStatus.nullable().describe('Status of latest_run_id.'),
+    spi: Overall,
+    coverage: Coverage,
+    platforms: z.array(PlatformMeasurement.extend({ results: z.array(QueryResult) })),
+  }),
+  errors: ['invalid_input'],
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: async (ctx, input) => readResults(ctx.engine, ctx.principal.orgId, input.project_id, input.snapshot, input.platform),
+});

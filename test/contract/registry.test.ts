@@ -1,0 +1,271 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { OPERATIONS } from '../../src/tools/registry.ts';
+import type { AnyOperation } from '../../src/tools/define.ts';
+import { ERROR_CATALOGUE } from '../../src/errors.ts';
+import { SCOPES } from '../../src/engine/scopes.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { connectHttpClient } from '../helpers/mcp.ts';
+
+/**
+ * The registry is the single definition of every operation; this walks it and checks that each one is complete and
+ * is served the same way everywhere: REST route, MCP tool, OpenAPI operation, README tool table (ARCHITECTURE 2).
+ */
+
+const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const BASE = '/api/agent/v1';
+
+/** The tool names API.md section 5 fixes; the registry may hold fewer while families are being built, never others. */
+const DOCUMENTED_TOOLS = [
+  'create_content_job', 'approve_content_brief', 'list_content_jobs', 'get_content_job', 'get_content_artifacts',
+  'create_content_autopilot', 'get_autopilot_status', 'start_optimization', 'get_optimization', 'list_optimizations',
+  'get_usage', 'estimate_usage', 'list_clients', 'list_tracker_projects', 'get_tracker_project',
+  'get_tracker_results', 'get_tracker_trends', 'get_tracker_summary', 'get_brand_summary', 'start_tracker_scan',
+  'list_prospect_lists', 'create_prospect_list', 'list_prospects', 'save_prospect', 'update_prospect',
+  'delete_prospect', 'delete_prospect_list',
+];
+const VERBS = ['get', 'list', 'create', 'start', 'estimate', 'approve', 'save', 'update', 'delete'];
+
+/** API.md section 2: the scope family of each operation family (null: any valid key). */
+const SCOPE_FAMILY: Record<string, string | null> = {
+  copywriter: 'copywriter',
+  autopilot: 'copywriter',
+  optimize: 'optimize',
+  tracker: 'reporter',
+  prospector: 'prospector',
+  usage: null,
+  clients: null,
+};
+
+const cases = OPERATIONS.map((op) => [op.name, op] as const);
+
+function draft7(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const out = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  delete out.$schema;
+  return out;
+}
+
+function pathParams(op: AnyOperation): string[] {
+  return [...op.http.path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]!);
+}
+
+/** A well-formed id for a path parameter that names nothing. */
+function sampleId(param: string): string {
+  return param === 'optimization_id' ? 'opt_01JZZZZZZZZZZZZZZZZZZZZZZZ' : crypto.randomUUID();
+}
+
+describe('operation registry contract', () => {
+  it('has unique names and unique REST routes', () => {
+    expect(OPERATIONS.length).toBeGreaterThan(0);
+    const names = OPERATIONS.map((op) => op.name);
+    expect(new Set(names).size).toBe(names.length);
+    const routes = OPERATIONS.map((op) => `${op.http.method} ${op.http.path.replace(/:[a-z_]+/g, ':id')}`);
+    expect(new Set(routes).size).toBe(routes.length);
+  });
+
+  describe.each(cases)('%s', (name, op) => {
+    it('has a snake_case, verb-first name that API.md section 5 documents', () => {
+      expect(name).toMatch(/^[a-z]+(_[a-z]+)+$/);
+      expect(VERBS).toContain(name.split('_')[0]);
+      expect(DOCUMENTED_TOOLS).toContain(name);
+      expect(op.title.trim()).not.toBe('');
+      expect(op.description.trim().length).toBeGreaterThan(10);
+    });
+
+    it('declares its scope (null only for usage and clients) as API.md section 2 assigns it', () => {
+      expect(op.scope === null || (SCOPES as readonly string[]).includes(op.scope)).toBe(true);
+      const family = SCOPE_FAMILY[op.family];
+      expect(family, `unknown family ${op.family}`).not.toBeUndefined();
+      if (family === null) {
+        expect(op.scope).toBeNull();
+        return;
+      }
+      const write = family === 'prospector' ? 'write' : 'run';
+      expect(op.scope).toBe(`${family}:${op.http.method === 'GET' ? 'read' : write}`);
+    });
+
+    it('keeps reads working without a subscription', () => {
+      if (op.http.method === 'GET') expect(op.subscription).toBeNull();
+      if (op.subscription) expect(op.errors).toContain(op.subscription);
+    });
+
+    it('has all four annotation hints, consistent with its method', () => {
+      const a = op.annotations;
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+        expect(typeof a[hint], hint).toBe('boolean');
+      }
+      expect(a.readOnlyHint).toBe(op.http.method === 'GET');
+      if (a.readOnlyHint) expect(a.destructiveHint).toBe(false);
+      if (op.http.method === 'DELETE') expect(a.destructiveHint).toBe(true);
+    });
+
+    it('has an object output schema', () => {
+      expect(op.output).toBeInstanceOf(z.ZodType);
+      expect(draft7(op.output, 'output').type).toBe('object');
+      expect(op.input).toBeInstanceOf(z.ZodObject);
+    });
+
+    it('documents only catalogue error codes, including the ones its settings imply', () => {
+      for (const code of op.errors) expect(Object.keys(ERROR_CATALOGUE), code).toContain(code);
+      expect(new Set(op.errors).size).toBe(op.errors.length);
+      if (op.idempotency === 'required') expect(op.errors).toContain('idempotency_key_required');
+      if (op.idempotency !== 'none') expect(op.errors).toContain('idempotency_key_reused');
+      // The optimize family answers bad input with validation_error, every other family with invalid_input.
+      expect(op.errors).not.toContain(op.family === 'optimize' ? 'invalid_input' : 'validation_error');
+    });
+
+    it('names every path parameter as an input field', () => {
+      const shape = op.input.shape as Record<string, unknown>;
+      for (const p of pathParams(op)) expect(Object.keys(shape), p).toContain(p);
+    });
+  });
+
+  describe('as served', () => {
+    let t: TestApp;
+    let key: string;
+    let tools: Map<string, Tool>;
+    let openapi: { paths: Record<string, Record<string, Record<string, unknown>>> };
+
+    beforeAll(async () => {
+      t = await startTestApp();
+      ({ key } = await t.tenant('agency'));
+      const c = await connectHttpClient(t.url, key);
+      tools = new Map((await c.client.listTools()).tools.map((tool) => [tool.name, tool]));
+      await c.close();
+      openapi = (await t.request('GET', '/openapi.json')).body as typeof openapi;
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    it('serves exactly the registry as MCP tools', () => {
+      expect([...tools.keys()].sort()).toEqual(OPERATIONS.map((op) => op.name).sort());
+    });
+
+    it('has one OpenAPI operation per registry entry, with operationId = name', () => {
+      const ids: string[] = [];
+      for (const methods of Object.values(openapi.paths)) for (const o of Object.values(methods)) ids.push(String(o.operationId));
+      expect(ids.sort()).toEqual(OPERATIONS.map((op) => op.name).sort());
+    });
+
+    describe.each(cases)('%s', (name, op) => {
+      it('has a REST route that an authenticated call reaches', async () => {
+        const path = op.http.path.replace(/:([a-z_]+)/g, (_, p: string) => sampleId(p));
+        const r = await t.request(op.http.method, `${BASE}${path}`, { key, ...(op.http.method === 'GET' ? {} : { body: {} }) });
+        // Only a matched, authenticated route sets the rate-limit headers; an unknown route answers "No such route.".
+        expect(r.headers.get('x-ratelimit-limit'), `${op.http.method} ${path} -> ${r.status} ${r.text}`).toBe('120');
+        expect(r.text).not.toContain('No such route');
+        expect(r.status).not.toBe(405);
+        expect(r.status).toBeLessThan(500);
+      });
+
+      it('is an MCP tool with the same input fields, output schema and annotations', () => {
+        const tool = tools.get(name);
+        expect(tool, name).toBeDefined();
+        const input = tool!.inputSchema as { type: string; properties?: Record<string, unknown>; required?: string[]; additionalProperties?: unknown };
+        const expected = draft7(op.input, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+        const expectedFields = Object.keys(expected.properties ?? {});
+        const keyField = op.idempotency === 'none' ? [] : ['idempotency_key'];
+        expect(input.type).toBe('object');
+        expect(Object.keys(input.properties ?? {}).sort()).toEqual([...expectedFields, ...keyField].sort());
+        for (const field of expectedFields) expect(input.properties![field], field).toEqual(expected.properties![field]);
+        expect(new Set(input.required ?? [])).toEqual(new Set([...(expected.required ?? []), ...(op.idempotency === 'required' ? ['idempotency_key'] : [])]));
+        expect(input.additionalProperties).toBe(false);
+
+        const output = tool!.outputSchema as { type: string; anyOf?: Array<Record<string, unknown>> };
+        expect(output.type).toBe('object');
+        expect(output.anyOf).toHaveLength(2);
+        expect(output.anyOf![0]).toEqual(draft7(op.output, 'output'));
+        expect(output.anyOf![1]).toMatchObject({ type: 'object', required: ['error'] });
+
+        expect(tool!.annotations).toMatchObject(op.annotations);
+      });
+
+      it('is an OpenAPI operation at its route with its scope, fields, success status and errors', () => {
+        const openPath = BASE + op.http.path.replace(/:([a-z_]+)/g, '{$1}');
+        const o = openapi.paths[openPath]?.[op.http.method.toLowerCase()] as
+          | {
+              operationId: string;
+              'x-required-scope'?: string;
+              parameters: Array<{ name: string; in: string; required: boolean }>;
+              requestBody?: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } };
+              responses: Record<string, unknown>;
+            }
+          | undefined;
+        expect(o, `${op.http.method} ${openPath}`).toBeDefined();
+        expect(o!.operationId).toBe(name);
+        expect(o!['x-required-scope']).toBe(op.scope ?? undefined);
+
+        const fields = Object.keys(draft7(op.input, 'input').properties as object);
+        const documented = [
+          ...o!.parameters.filter((p) => p.in !== 'header').map((p) => p.name),
+          ...Object.keys(o!.requestBody?.content['application/json'].schema.properties ?? {}),
+        ];
+        expect(documented.sort()).toEqual([...fields].sort());
+        for (const p of pathParams(op)) expect(o!.parameters).toContainEqual(expect.objectContaining({ name: p, in: 'path', required: true }));
+        const header = o!.parameters.find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+        if (op.idempotency === 'none') expect(header).toBeUndefined();
+        else expect(header?.required).toBe(op.idempotency === 'required');
+
+        expect(Object.keys(o!.responses)).toContain(String(op.http.status));
+        for (const code of op.errors) expect(Object.keys(o!.responses), code).toContain(String(ERROR_CATALOGUE[code].status));
+      });
+    });
+  });
+
+  if (existsSync(README)) {
+    const rows = readmeToolRows(readFileSync(README, 'utf8'));
+    it('the README tool table lists exactly the registry\'s operations', () => {
+      expect(rows.length, 'README.md has no table whose header names a "tool" column').toBeGreaterThan(0);
+      expect(rows.map((r) => r.name).sort()).toEqual(OPERATIONS.map((op) => op.name).sort());
+    });
+    it('the README tool table shows each operation\'s route, scope and idempotency as the registry defines them', () => {
+      const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
+      for (const row of rows) {
+        const op = byName.get(row.name);
+        if (!op) continue;
+        if (row.rest !== undefined) expect(row.rest, `${row.name} REST`).toBe(`${op.http.method} ${op.http.path}`);
+        if (row.scope !== undefined) expect(row.scope, `${row.name} scope`).toBe(op.scope ?? 'any key');
+        if (row.idempotency !== undefined) expect(row.idempotency, `${row.name} idempotency`).toBe(op.idempotency);
+      }
+    });
+  } else {
+    it.todo('the README tool table lists exactly the registry\'s operations (README.md does not exist yet; the lead writes it)');
+  }
+});
+
+interface ReadmeToolRow {
+  name: string;
+  rest?: string;
+  scope?: string;
+  idempotency?: string;
+}
+
+/**
+ * The rows of every README table whose header has a "tool" column: the backticked name in that column, and the
+ * REST, scope and idempotency columns where the table has them (backticks stripped).
+ */
+function readmeToolRows(markdown: string): ReadmeToolRow[] {
+  const rows: ReadmeToolRow[] = [];
+  const lines = markdown.split('\n');
+  const cellsOf = (line: string) => line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+  for (let i = 0; i + 1 < lines.length; i++) {
+    if (!lines[i]!.trim().startsWith('|') || !/^\s*\|[\s:|-]+\|\s*$/.test(lines[i + 1]!)) continue;
+    const header = cellsOf(lines[i]!).map((c) => c.toLowerCase());
+    const toolCol = header.findIndex((c) => /\btool\b/.test(c));
+    if (toolCol < 0) continue;
+    const col = (re: RegExp) => header.findIndex((c) => re.test(c));
+    const [restCol, scopeCol, idemCol] = [col(/\brest\b|route/), col(/\bscope\b/), col(/idempotency/)];
+    for (let j = i + 2; j < lines.length && lines[j]!.trim().startsWith('|'); j++) {
+      const cells = cellsOf(lines[j]!);
+      const name = /`([a-z_]+)`/.exec(cells[toolCol] ?? '')?.[1];
+      if (!name) continue;
+      const plain = (k: number) => (k < 0 ? undefined : (cells[k] ?? '').replace(/`/g, '').trim());
+      rows.push({ name, rest: plain(restCol), scope: plain(scopeCol), idempotency: plain(idemCol) });
+    }
+  }
+  return rows;
+}
