@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { serve, type ServerType } from '@hono/node-server';
 import pkg from '../package.json' with { type: 'json' };
 import { systemClock, type Clock } from './clock.ts';
@@ -141,7 +143,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       });
       // Requests Node's HTTP parser refuses (control characters in headers, malformed lines) still get the API's
       // error body and a request id, not a bare 400.
-      server!.on('clientError', (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex) => {
+      server!.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
         if (!socket.writable || (err.code === 'ECONNRESET')) return void socket.destroy();
         const body = JSON.stringify({ error: { code: 'invalid_input', message: 'The HTTP request is malformed.' } });
         socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`);
@@ -152,7 +154,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     async close(graceMs = 10_000) {
       if (maintenance) clearInterval(maintenance);
       if (server) {
-        const s = server as unknown as import('node:http').Server;
+        const s = server as unknown as HttpServer;
         const closed = new Promise<void>((resolve) => s.close(() => resolve()));
         await http?.mcp.close();
         s.closeIdleConnections();

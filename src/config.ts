@@ -35,6 +35,8 @@ export const ConfigSchema = z.object({
   AGENT_API_RETRY_BASE_MS: int(1_000, 1, 3_600_000),
   AGENT_API_POLL_MS: int(250, 5, 60_000),
   AGENT_API_QUEUE_MAX_DEPTH: int(1_000, 1, 10_000_000),
+  /** On SIGTERM, how long steps in flight may finish before they are handed back. */
+  AGENT_API_SHUTDOWN_GRACE_MS: int(10_000, 0, 600_000),
   AGENT_API_SEARCH_CONCURRENCY: int(4, 1, 256),
   AGENT_API_FETCH_CONCURRENCY: int(16, 1, 256),
   AGENT_API_WRITER_CONCURRENCY: int(4, 1, 256),

@@ -6,8 +6,9 @@ import { registerArchiveCommands } from './commands/archive.ts';
 import { registerRunCommands } from './commands/run.ts';
 import { registerTrackerCommands } from './commands/tracker.ts';
 import { processIo, type CliIo } from './output.ts';
+import type * as SafeFetch from '../providers/web/safe-fetch.ts';
 
-let safeFetchModule: typeof import('../providers/web/safe-fetch.ts') | undefined;
+let safeFetchModule: typeof SafeFetch | undefined;
 
 /** The `agent-api` command line (API.md section 6). */
 export async function main(argv: string[], io: CliIo = processIo): Promise<void> {

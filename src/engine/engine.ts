@@ -50,7 +50,6 @@ export function createEngine(deps: EngineDeps) {
     logger,
     concurrency: settings.runnerConcurrency,
     leaseMs: settings.leaseMs,
-    maxAttempts: settings.maxAttempts,
     retryBaseMs: settings.retryBaseMs,
     pollMs: settings.pollMs,
     owner: deps.runnerOwner,

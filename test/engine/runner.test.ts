@@ -49,7 +49,6 @@ function makeRunner(h: Harness, pipelines: Pipeline[], overrides: Partial<Runner
     pipelines,
     concurrency: 4,
     leaseMs: 60_000,
-    maxAttempts: 3,
     retryBaseMs: 1_000,
     pollMs: 60_000,
     owner: 'worker-1',

@@ -51,7 +51,11 @@ export async function startBillableProvider() {
     setHold: (on: boolean) => void (hold = on),
     release: () => held.splice(0).forEach((f) => f()),
     heldCount: () => held.length,
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -54,7 +54,7 @@ export async function serveUntilSignal(app: App, io: CliIo, host: string, port: 
       if (stopping) return;
       stopping = true;
       app.engine.logger.info({ signal }, 'shutting down');
-      void app.close().finally(done);
+      void app.close(app.config.AGENT_API_SHUTDOWN_GRACE_MS).finally(done);
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
@@ -135,7 +135,7 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
         const shutdown = () => {
           if (closing) return;
           closing = true;
-          void app.close().finally(done);
+          void app.close(app.config.AGENT_API_SHUTDOWN_GRACE_MS).finally(done);
         };
         transport.onclose = shutdown;
         process.stdin.once('end', shutdown);

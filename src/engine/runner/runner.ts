@@ -15,7 +15,6 @@ export interface RunnerOptions {
   /** Steps in flight at once in this process. */
   concurrency: number;
   leaseMs: number;
-  maxAttempts: number;
   /** First retry delay; doubles per attempt, capped at 10 minutes. */
   retryBaseMs: number;
   /** How often to look for due work that no local event announced (other processes, retries, expired leases). */

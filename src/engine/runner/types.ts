@@ -39,7 +39,7 @@ export interface HookContext {
 export interface Pipeline {
   kind: string;
   steps: readonly Step[];
-  /** Attempts per step before the run fails. Defaults to the runner's setting. */
+  /** Attempts per step before the run fails. Defaults to the run row's `max_attempts` (AGENT_API_MAX_ATTEMPTS at creation). */
   maxAttempts?: number;
   /** When a step is claimed, before it runs (e.g. status `running`, `started_at`). */
   beforeStep?(ctx: HookContext, step: Step, index: number): Promise<void>;

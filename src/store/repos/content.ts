@@ -38,9 +38,18 @@ export interface ContentJobFilter {
 export async function listContentJobs(db: Db, orgId: string, f: ContentJobFilter, page: { limit: number; offset: number }) {
   let q = withLedger(db).where('j.org_id', '=', orgId).where('j.kind', '=', f.kind);
   let c = db.selectFrom('content_jobs as j').select((eb) => eb.fn.countAll<number>().as('n')).where('j.org_id', '=', orgId).where('j.kind', '=', f.kind);
-  if (f.clientId) (q = q.where('j.client_id', '=', f.clientId)), (c = c.where('j.client_id', '=', f.clientId));
-  if (f.status) (q = q.where('j.status', '=', f.status)), (c = c.where('j.status', '=', f.status));
-  if (f.mode) (q = q.where('j.mode', '=', f.mode)), (c = c.where('j.mode', '=', f.mode));
+  if (f.clientId) {
+    q = q.where('j.client_id', '=', f.clientId);
+    c = c.where('j.client_id', '=', f.clientId);
+  }
+  if (f.status) {
+    q = q.where('j.status', '=', f.status);
+    c = c.where('j.status', '=', f.status);
+  }
+  if (f.mode) {
+    q = q.where('j.mode', '=', f.mode);
+    c = c.where('j.mode', '=', f.mode);
+  }
   const rows = await q.orderBy('j.created_at', 'desc').orderBy('j.id', 'desc').limit(page.limit).offset(page.offset).execute();
   const { n } = await c.executeTakeFirstOrThrow();
   return { rows, total: Number(n) };

@@ -41,9 +41,18 @@ export interface OptimizationFilter {
 export async function listOptimizations(db: Db, orgId: string, f: OptimizationFilter, page: { limit: number; offset: number }) {
   let q = withLedger(db).where('o.org_id', '=', orgId);
   let c = db.selectFrom('optimizations as o').select((eb) => eb.fn.countAll<number>().as('n')).where('o.org_id', '=', orgId);
-  if (f.clientId) (q = q.where('o.client_id', '=', f.clientId)), (c = c.where('o.client_id', '=', f.clientId));
-  if (f.status) (q = q.where('o.status', '=', f.status)), (c = c.where('o.status', '=', f.status));
-  if (f.url) (q = q.where('o.url', '=', f.url)), (c = c.where('o.url', '=', f.url));
+  if (f.clientId) {
+    q = q.where('o.client_id', '=', f.clientId);
+    c = c.where('o.client_id', '=', f.clientId);
+  }
+  if (f.status) {
+    q = q.where('o.status', '=', f.status);
+    c = c.where('o.status', '=', f.status);
+  }
+  if (f.url) {
+    q = q.where('o.url', '=', f.url);
+    c = c.where('o.url', '=', f.url);
+  }
   if (f.keyword) {
     // Case-insensitive substring match; instr avoids LIKE's wildcard escaping.
     const needle = f.keyword.toLowerCase();

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { ApiError } from '../../errors.ts';
+import type { ApiError } from '../../errors.ts';
 
 /** The API's error response: `{error: {code, message, details}}` with the catalogue's status and the error's headers. */
 export function errorResponse(c: Context, err: ApiError, extraHeaders: Record<string, string> = {}): Response {
