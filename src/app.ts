@@ -121,17 +121,20 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
     async listen(host = config.AGENT_API_HOST, port = config.AGENT_API_PORT) {
       boundHost = host;
+      let hostSet: ReadonlySet<string> | null | undefined;
+      let originSet: ReadonlySet<string> | undefined;
+      const computeHosts = (): ReadonlySet<string> | null => {
+        if (config.AGENT_API_ALLOWED_HOSTS.length) return new Set(config.AGENT_API_ALLOWED_HOSTS.map((h) => h.toLowerCase()));
+        return isLoopbackHost(boundHost) ? new Set(loopbackNames(boundHost, boundPort).hosts) : null;
+      };
       http = createHttpApp({
         engine,
         operations,
         version: VERSION,
         originPolicy: {
-          allowedHosts: () => {
-            if (config.AGENT_API_ALLOWED_HOSTS.length) return new Set(config.AGENT_API_ALLOWED_HOSTS.map((h) => h.toLowerCase()));
-            return isLoopbackHost(boundHost) ? new Set(loopbackNames(boundHost, boundPort).hosts) : null;
-          },
-          allowedOrigins: () =>
-            new Set([...loopbackNames(boundHost, boundPort).origins, ...config.AGENT_API_ALLOWED_ORIGINS.map((o) => o.toLowerCase())]),
+          // Computed once the port is known (port 0 binds an ephemeral one), then reused for every request.
+          allowedHosts: () => (hostSet ??= computeHosts()),
+          allowedOrigins: () => (originSet ??= new Set([...loopbackNames(boundHost, boundPort).origins, ...config.AGENT_API_ALLOWED_ORIGINS.map((o) => o.toLowerCase())])),
         },
       });
       await new Promise<void>((resolve, reject) => {

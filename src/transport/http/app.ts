@@ -26,10 +26,16 @@ export function createHttpApp(deps: HttpAppDeps) {
   app.use('*', async (c, next) => {
     const started = performance.now();
     await next();
-    engine.logger.info(
-      { requestId: c.get('requestId'), method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 },
-      'request',
-    );
+    // Successful requests log at debug, client errors at info and server errors at error: at info level the log
+    // shows what went wrong without a line per healthy request.
+    const status = c.res.status;
+    const level = status >= 500 ? 'error' : status >= 400 ? 'info' : 'debug';
+    if (engine.logger.isLevelEnabled(level)) {
+      engine.logger[level](
+        { requestId: c.get('requestId'), method: c.req.method, path: c.req.path, status, ms: Math.round((performance.now() - started) * 10) / 10 },
+        'request',
+      );
+    }
   });
   // Hono hands only Error instances to onError; any other thrown value would escape as a bare 500 without the
   // error body or X-Request-Id.

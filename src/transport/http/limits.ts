@@ -12,8 +12,11 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  * not read, so the connection cannot be reused: `Connection: close` tells the client (otherwise its next request on
  * the kept-alive socket is reset instead of answered).
  */
-export const bodyLimitMiddleware = (): MiddlewareHandler<HttpEnv> =>
-  bodyLimit({
+export const bodyLimitMiddleware = (): MiddlewareHandler<HttpEnv> => {
+  const limit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) => errorResponse(c, new ApiError('payload_too_large'), { Connection: 'close' }),
   });
+  // GET and HEAD carry no body; checking one would build the full Request object on every read.
+  return (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next));
+};

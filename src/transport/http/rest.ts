@@ -38,6 +38,17 @@ async function bodyInput(c: Context<HttpEnv>, op: AnyOperation): Promise<Record<
 }
 
 /**
+ * An abort signal for a long-poll (`wait_seconds` > 0) that fires when the client goes away; other requests get
+ * none, because building it means building the full Request object on every call.
+ */
+function waitSignal(c: Context<HttpEnv>, input: Record<string, unknown>): AbortSignal | undefined {
+  if (!input.wait_seconds || input.wait_seconds === '0' || !c.env?.incoming) return undefined;
+  const abort = new AbortController();
+  c.env.incoming.once('close', () => abort.abort());
+  return abort.signal;
+}
+
+/**
  * REST routes from the registry: authenticate, rate-limit, gather path + query (GET) or path + body (others), then
  * the shared invocation. Errors go to the app's error handler, which renders the error body with the rate headers.
  */
@@ -59,7 +70,7 @@ export function mountRest(app: Hono<HttpEnv>, engine: Engine, operations: readon
         input,
         idempotencyKeys: keys.length ? keys : null,
         requestId: c.get('requestId'),
-        signal: c.req.raw.signal,
+        signal: waitSignal(c, input),
       });
       return c.json(result.body as object, result.status as 200, { ...rateHeaders, ...result.headers });
     });

@@ -1,0 +1,116 @@
+/**
+ * The client's excluded topics and the other brands of the research: text that mentions them never reaches a
+ * brief or draft. Matching is case-insensitive and inflection-aware: a topic matches when its word stems (or the
+ * stems of the analyzer's lemma form of it) occur as a contiguous run in the text.
+ */
+import type { TermAnalyzer } from '../../analysis/terms/types.ts';
+import { tokenize } from './text.ts';
+
+export interface Matcher {
+  /** True when the text mentions one of the phrases. */
+  matches(text: string): boolean;
+  /** True when a phrase of two or more words lies inside one of the phrases (`solar water` of `solar water heater`). */
+  partOf?(text: string): boolean;
+  readonly empty: boolean;
+}
+
+function runs(phrases: readonly string[][], tokens: readonly string[]): boolean {
+  for (const p of phrases) {
+    if (p.length === 0 || p.length > tokens.length) continue;
+    for (let i = 0; i + p.length <= tokens.length; i += 1) {
+      let k = 0;
+      while (k < p.length && tokens[i + k] === p[k]) k += 1;
+      if (k === p.length) return true;
+    }
+  }
+  return false;
+}
+
+/** A matcher over stem sequences; `lemmas` adds the analyzer's lemma form of each topic. */
+export function createTopicMatcher(topics: readonly string[], language: string, analyzer?: TermAnalyzer): Matcher {
+  const phrases: string[][] = [];
+  const seen = new Set<string>();
+  const add = (text: string): void => {
+    const stems = tokenize(text, language).map((t) => t.stem);
+    const k = stems.join(' ');
+    if (stems.length > 0 && !seen.has(k)) {
+      seen.add(k);
+      phrases.push(stems);
+    }
+  };
+  for (const topic of topics) {
+    if (typeof topic !== 'string' || !topic.trim()) continue;
+    add(topic);
+    if (!analyzer) continue;
+    // The analyzer's lemmas catch irregular forms the stemmer misses; its longest term is the whole phrase.
+    const terms = analyzer.analyzeDocument({ text: topic, language }).terms;
+    const longest = [...terms].sort((a, b) => b.n - a.n || (a.key < b.key ? -1 : 1))[0];
+    if (longest) add(longest.key);
+  }
+  return {
+    empty: phrases.length === 0,
+    matches(text: string): boolean {
+      if (phrases.length === 0 || !text) return false;
+      return runs(phrases, tokenize(text, language).map((t) => t.stem));
+    },
+    partOf(text: string): boolean {
+      const stems = tokenize(text, language).map((t) => t.stem);
+      return stems.length >= 2 && phrases.some((p) => runs([stems], p));
+    },
+  };
+}
+
+/**
+ * The brand of a researched page, from its host: the registrable label (`rapidflowplumbing` of
+ * www.rapidflowplumbing.com). A text names the brand when a capitalised word is a prefix of at least half the label
+ * (`RapidFlow`), or when two to four consecutive words, the first capitalised, spell the whole label (`Austin Pipe
+ * Pros`).
+ */
+export function brandLabel(url: string): string | null {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+  const parts = host.replace(/^www\d?\./, '').split('.');
+  if (parts.length < 2) return null;
+  // Second-level public suffixes such as co.uk: the label is the part before them.
+  const sld = parts.length >= 3 && /^(?:co|com|org|net|ac|gov|edu)$/.test(parts[parts.length - 2] ?? '') ? 3 : 2;
+  const label = (parts[parts.length - sld] ?? '').replace(/[^a-z0-9]/g, '');
+  return label.length >= 4 ? label : null;
+}
+
+/** A matcher for brand labels (see brandLabel). */
+export function createBrandMatcher(labels: readonly string[]): Matcher {
+  const set = [...new Set(labels.filter((l) => l.length >= 4))];
+  return {
+    empty: set.length === 0,
+    matches(text: string): boolean {
+      if (set.length === 0 || !text) return false;
+      const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
+      const lower = words.map((w) => w.toLowerCase());
+      for (let i = 0; i < words.length; i += 1) {
+        const w = words[i] ?? '';
+        const lw = lower[i] ?? '';
+        for (const label of set) {
+          if (lw === label) return true;
+          if (/^\p{Lu}/u.test(w) && lw.length >= 5 && label.startsWith(lw) && lw.length * 2 >= label.length) return true;
+          if (!/^\p{Lu}/u.test(w)) continue;
+          let joined = lw;
+          for (let k = 1; k < 4 && i + k < words.length && joined.length < label.length; k += 1) {
+            joined += lower[i + k] ?? '';
+            if (joined === label) return true;
+          }
+        }
+      }
+      return false;
+    },
+  };
+}
+
+/** Both matchers as one. */
+export function anyOf(...matchers: Matcher[]): Matcher {
+  const live = matchers.filter((m) => !m.empty);
+  return { empty: live.length === 0, matches: (text) => live.some((m) => m.matches(text)) };
+}

@@ -1,0 +1,162 @@
+/**
+ * Text primitives of the extractive writer: word tokens, a light English stemmer, stop words, the word-count rule
+ * and small string helpers. Everything here is pure and locale-independent (code-unit comparisons only).
+ */
+import { createHash } from 'node:crypto';
+import { stopWordsFor } from '../../analysis/terms/stopwords.ts';
+
+const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu;
+// The counting rule (docs/extractive-writer.md): letters and digits, joined by inner apostrophes, hyphens and dots.
+const COUNT_WORD = /[\p{L}\p{N}]+(?:['’.\-‐][\p{L}\p{N}]+)*/gu;
+
+// Function words: they carry no topic, so they are left out of overlap scores (but kept for phrase matching).
+const STOP_EN = new Set(
+  `a about above after again against all almost also am an and any are aren't as at be because been before being
+  below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each
+  either else even ever every few for from further get gets got had hadn't has hasn't have haven't having he her here
+  hers herself him himself his how however i if in into is isn't it it's its itself just least less let like made make
+  makes many may me might more most much must my myself need needs no nor not now of off often on once one only or
+  other others our ours ourselves out over own per quite rather really same several shall she should shouldn't since
+  so some such than that that's the their theirs them themselves then there there's these they this those though
+  through to too under until up upon us use used uses using very via was wasn't way we well were weren't what what's
+  when where whether which while who whom whose why will with within without won't would wouldn't yet you you're your
+  yours yourself yourselves etc vs versus`.split(/\s+/).filter(Boolean),
+);
+
+/** A word of a text: its lower-case form and its stem. */
+export interface Token {
+  lower: string;
+  stem: string;
+  stop: boolean;
+}
+
+/** The primary subtag of a language tag, lower case; `en` when absent or unusable. */
+export function primaryLanguage(tag: string | null | undefined): string {
+  const primary = (tag ?? '').trim().split(/[-_]/)[0]?.toLowerCase() ?? '';
+  return /^[a-z]{2,8}$/.test(primary) ? primary : 'en';
+}
+
+/** Light English suffix stripping so that inflected forms meet (`leaks`, `leaking`, `leaked` -> `leak`). */
+export function stemEn(word: string): string {
+  let w = word.replace(/['’]s$/, '');
+  if (w.length <= 3 || /\d/.test(w)) return w;
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (/(?:x|ch|sh|z)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(?:ss|us|is|ous)$/.test(w)) w = w.slice(0, -1);
+  if (w.length > 5 && w.endsWith('ing')) w = undouble(w.slice(0, -3));
+  else if (w.length > 4 && w.endsWith('ed') && !w.endsWith('eed')) w = undouble(w.slice(0, -2));
+  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+function undouble(w: string): string {
+  return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(?:ll|ss|zz)$/.test(w) ? w.slice(0, -1) : w;
+}
+
+/** Tokens of a text for one language (the stemmer applies to English; stop words to English and the analyzer's). */
+export function tokenize(text: string, language: string): Token[] {
+  const en = language === 'en';
+  const stop = en ? STOP_EN : stopWordsFor(language);
+  const out: Token[] = [];
+  for (const m of text.toLowerCase().normalize('NFC').matchAll(WORD)) {
+    const lower = m[0].replace(/’/g, "'");
+    out.push({ lower, stem: en ? stemEn(lower) : lower, stop: stop.has(lower) });
+  }
+  return out;
+}
+
+/** Stems of the content words of a text, de-duplicated, in first-seen order. */
+export function contentStems(text: string, language: string): string[] {
+  const seen = new Set<string>();
+  for (const t of tokenize(text, language)) if (!t.stop && !seen.has(t.stem)) seen.add(t.stem);
+  return [...seen];
+}
+
+/** Jaccard similarity of two sets. */
+export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 && b.size === 0) return 0;
+  let shared = 0;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const x of small) if (large.has(x)) shared += 1;
+  return shared / (a.size + b.size - shared);
+}
+
+/** How many members of `want` are in `have`. */
+export function overlap(have: ReadonlySet<string>, want: readonly string[] | ReadonlySet<string>): number {
+  let n = 0;
+  for (const x of want) if (have.has(x)) n += 1;
+  return n;
+}
+
+/** Words of plain text under the counting rule. */
+export function countText(text: string): number {
+  return text.match(COUNT_WORD)?.length ?? 0;
+}
+
+/**
+ * Words of a markdown draft: everything but the `## Sources` section, citation markers (`[3]`), link targets,
+ * images, HTML comments and markdown syntax (heading hashes, list markers, emphasis, table rules).
+ */
+export function countWords(markdown: string): number {
+  let words = 0;
+  let inSources = false;
+  let inFence = false;
+  for (const raw of markdown.replace(/<!--[\s\S]*?-->/g, '').split('\n')) {
+    const heading = /^(#{1,6})\s+(.*)$/.exec(raw);
+    if (!inFence && heading && (heading[1]?.length ?? 0) <= 2) inSources = /^sources\s*$/i.test(heading[2] ?? '');
+    if (/^\s*(```|~~~)/.test(raw)) {
+      inFence = !inFence;
+      continue;
+    }
+    if (inSources) continue;
+    const line = raw
+      .replace(/^\s*#{1,6}\s+/, '')
+      .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '')
+      .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/\[\d+(?:\s*,\s*\d+)*\]/g, ' ');
+    words += countText(line);
+  }
+  return words;
+}
+
+/** Collapses whitespace and trims. */
+export function normalizeSpace(text: string): string {
+  return text.replace(/[\s\u00a0\u200b]+/g, ' ').trim();
+}
+
+/** Upper-cases the first letter. */
+export function capitalizeFirst(text: string): string {
+  return text.replace(/^\p{Ll}/u, (c) => c.toUpperCase());
+}
+
+const SMALL_WORDS = new Set('a an and as at but by for from in into nor of on or per the to vs via with'.split(' '));
+
+/** Title case for titles: small words stay lower case, words with capitals or digits stay as written. */
+export function titleCase(text: string): string {
+  return normalizeSpace(text)
+    .split(' ')
+    .map((w, i) => (i > 0 && SMALL_WORDS.has(w) ? w : /[\p{Lu}\d]/u.test(w) ? w : capitalizeFirst(w)))
+    .join(' ');
+}
+
+/** The first 12 hex digits of the SHA-256 of a text: a stable short id. */
+export function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 12);
+}
+
+/** Code-unit string order, the documented locale-independent tie-break. */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Trims text to at most `max` characters at a word boundary, adding an ellipsis when it cut. */
+export function trimAtWord(text: string, max: number): string {
+  const t = normalizeSpace(text);
+  if (t.length <= max) return t;
+  const cut = t.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  const head = (space > max * 0.5 ? cut.slice(0, space) : cut).replace(/[\s,;:.\-–—(]+$/u, '');
+  return `${head}…`;
+}

@@ -1,0 +1,69 @@
+/** The extractive writer on the shipped sample archive: real (invented) sites, search, fetch and extract. */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { contentHash, createAnalysis } from '../../../src/engine/analysis/analysis.ts';
+import { extract } from '../../../src/engine/analysis/extract/index.ts';
+import { availableWords, countWords, createExtractiveWriter } from '../../../src/engine/content/extractive/index.ts';
+import type { ClientContext, ContentRequest, Research, ResearchSource } from '../../../src/engine/content/types.ts';
+import { createArchiveSearch } from '../../../src/providers/search/archive-search.ts';
+import { createArchiveFetcher, createWebArchive } from '../../../src/providers/web/archive/index.ts';
+import { isQuoted, request } from './extractive-fixtures.ts';
+
+const ARCHIVE = fileURLToPath(new URL('../../../web-archive', import.meta.url));
+const archive = createWebArchive({ path: ARCHIVE });
+const fetcher = createArchiveFetcher({ archive, offline: true });
+const search = createArchiveSearch({ archive });
+const writer = createExtractiveWriter({ analyzer: createAnalysis().analyzer });
+
+async function research(query: string): Promise<Research> {
+  const found = await search.search(query, { platform: 'organic' });
+  const sources: ResearchSource[] = [];
+  for (const r of found.results.slice(0, 8)) {
+    const page = await fetcher.fetch(r.url);
+    if (page.status !== 200) continue;
+    const extraction = extract(page.body, { url: page.url });
+    sources.push({
+      id: sources.length + 1, url: page.url, title: extraction.title || r.title, platform: 'organic', position: r.position,
+      contentHash: contentHash(page.body), wordCount: extraction.wordCount, extraction,
+    });
+  }
+  return { query, searches: [], sources, skipped: [], imported: null };
+}
+
+const CASES: { query: string; req: Partial<ContentRequest>; client: ClientContext; excluded: RegExp }[] = [
+  {
+    query: 'emergency plumber austin',
+    req: { topic: 'emergency plumber austin', pageContract: 'commercial_service', intent: 'convert', wordCountTarget: 1200 },
+    client: { name: 'Acme Plumbing', domain: 'acmeplumbing.example', serviceArea: 'Austin, TX', brandVoice: null, excludedTopics: ['gas line', 'slab leak'], knowledgeBase: 'Acme Plumbing has served Austin homes since 2009.\n\nAll Acme plumbers are licensed by the Texas State Board of Plumbing Examiners.' },
+    excluded: /gas lines?\b|slab leaks?\b/i,
+  },
+  {
+    query: 'best espresso machine under 500',
+    req: { topic: 'best espresso machine under 500', pageContract: 'article', intent: 'compete', wordCountTarget: 1500 },
+    client: { name: 'Bean Street', domain: null, serviceArea: null, brandVoice: null, excludedTopics: ['De’Longhi', 'Delonghi'], knowledgeBase: null },
+    excluded: /de[’']?longhi/i,
+  },
+];
+
+describe.skipIf(!existsSync(ARCHIVE))('extractive writer on the sample archive', () => {
+  for (const c of CASES) {
+    it(`writes a cited draft for "${c.query}"`, async () => {
+      const res = await research(c.query);
+      expect(res.sources.length).toBeGreaterThanOrEqual(4);
+      const req = request(c.req);
+      const input = { request: req, client: c.client, research: res, idempotencyKey: 'archive' };
+      const brief = await writer.brief(input);
+      const draft = await writer.draft({ ...input, brief });
+      expect(draft.wordCount).toBe(countWords(draft.markdown));
+      if (availableWords(res) >= req.wordCountTarget * 1.5) expect(Math.abs(draft.wordCount - req.wordCountTarget) / req.wordCountTarget).toBeLessThanOrEqual(0.15);
+      for (const s of draft.sentences) {
+        if (s.sourceUrl === null) continue;
+        expect(isQuoted(res, c.client, s.text, s.sourceUrl), s.text).toBe(true);
+      }
+      expect(draft.markdown).not.toMatch(c.excluded);
+      expect(JSON.stringify(brief)).not.toMatch(c.excluded);
+      expect(brief.seoMetadata.title.length).toBeLessThanOrEqual(60);
+    });
+  }
+});
