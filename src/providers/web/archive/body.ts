@@ -2,22 +2,12 @@
  * Turning an archived HTTP payload into what a FetchedPage carries: the wire encodings undone, the MIME type and
  * charset found, the text decoded.
  */
-import { TextDecoder } from 'node:util';
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { charsetFromContentType, decodeBody, mimeType } from '../charset.ts';
 
-/** The MIME type of a Content-Type value, lower-case and without parameters, or null. */
-export function mimeType(contentType: string | null | undefined): string | null {
-  if (!contentType) return null;
-  const mime = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  return mime === '' ? null : mime;
-}
-
-/** The charset parameter of a Content-Type value, or null. */
-export function charsetParam(contentType: string | null | undefined): string | null {
-  if (!contentType) return null;
-  const match = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType);
-  return match?.[1] ?? null;
-}
+// One charset and MIME implementation for live and archived pages (the live fetcher's, with its windows-1252 fix).
+export { mimeType };
+export const charsetParam = charsetFromContentType;
 
 /** True for MIME types whose body is text a page consumer may read. */
 export function isTextMime(mime: string | null): boolean {
@@ -116,43 +106,10 @@ function tryDecode(bytes: Uint8Array, coding: string): Uint8Array | null {
   return null;
 }
 
-/** A charset named by a byte-order mark, or null. */
-function bomCharset(bytes: Uint8Array): string | null {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
-  return null;
-}
-
-/** The charset an HTML document declares in a `<meta>` within its first 1024 bytes, or null. */
-export function metaCharset(bytes: Uint8Array): string | null {
-  const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
-  const match = /<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_:.-]+)/i.exec(head);
-  return match?.[1] ?? null;
-}
-
-function decoderFor(label: string | null): TextDecoder | null {
-  if (label === null) return null;
-  try {
-    return new TextDecoder(label);
-  } catch {
-    return null;
-  }
-}
-
 /**
- * Decodes a text body: byte-order mark, then the header's charset, then an HTML `<meta>` declaration, then UTF-8.
- * Returns the decoder's canonical charset name.
+ * Decodes a text body: byte-order mark, then the header's charset, then a `<meta>`/XML declaration, then UTF-8
+ * (the live fetcher's rules). Returns the canonical charset name.
  */
-export function decodeText(
-  bytes: Uint8Array,
-  contentType: string | null,
-  mime: string | null,
-): { charset: string; text: string } {
-  const decoder =
-    decoderFor(bomCharset(bytes)) ??
-    decoderFor(charsetParam(contentType)) ??
-    (isHtmlMime(mime) ? decoderFor(metaCharset(bytes)) : null) ??
-    new TextDecoder('utf-8');
-  return { charset: decoder.encoding, text: decoder.decode(bytes) };
+export function decodeText(bytes: Uint8Array, contentType: string | null, _mime: string | null): { charset: string; text: string } {
+  return decodeBody(bytes, contentType);
 }
