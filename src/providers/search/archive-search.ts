@@ -13,6 +13,7 @@ import { decodeText, isHtmlMime } from '../web/archive/body.ts';
 import { fallbackExtractText } from '../web/archive/fallback-extract.ts';
 import type { ExtractText } from '../web/archive/fallback-extract.ts';
 import { terms } from '../web/archive/terms.ts';
+import { searchResponse } from './platforms.ts';
 
 export interface ArchiveSearchOptions {
   archive: WebArchive;
@@ -84,15 +85,7 @@ export function createArchiveSearch(options: ArchiveSearchOptions): SearchProvid
       const index = await indexFor();
       const limit = Math.min(searchOptions.limit ?? MAX_RESULTS, MAX_RESULTS);
       const hits = index.query(query, { limit, boostTerms: locationTerms(searchOptions.location) });
-      return {
-        provider: 'archive',
-        platform: 'organic',
-        query,
-        location: searchOptions.location ?? null,
-        language: searchOptions.language ?? null,
-        fetchedAt: new Date(clock.now()).toISOString(),
-        results: hits.map((hit, i) => ({ position: i + 1, url: hit.url, title: hit.title, snippet: hit.snippet })),
-      };
+      return searchResponse('archive', 'organic', query, searchOptions, clock.now(), hits.map((hit, i) => ({ position: i + 1, url: hit.url, title: hit.title, snippet: hit.snippet })));
     },
   };
 }

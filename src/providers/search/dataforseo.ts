@@ -6,7 +6,7 @@ import { systemClock, type Clock } from '../../clock.ts';
 import { createJsonClient, type JsonClient, type JsonClientOptions } from '../http/json-client.ts';
 import type { ResearchPlatform, SearchOptions, SearchProvider, SearchResponse, SearchResult } from '../types.ts';
 import { ProviderError } from '../types.ts';
-import { clampLimit, countryName, dataForSeoLanguage, parseLocation } from './platforms.ts';
+import { clampLimit, countryName, dataForSeoLanguage, parseLocation, searchResponse } from './platforms.ts';
 
 export const GOOGLE_ORGANIC_LIVE_ADVANCED = '/v3/serp/google/organic/live/advanced';
 export const YOUTUBE_ORGANIC_LIVE_ADVANCED = '/v3/serp/youtube/organic/live/advanced';
@@ -157,15 +157,7 @@ export function createDataForSeoSearch(options: DataForSeoOptions): SearchProvid
         default:
           throw new ProviderError(name, `${name} does not serve research platform '${opts.platform}'`, { retryable: false });
       }
-      return {
-        provider: name,
-        platform: opts.platform,
-        query,
-        location: opts.location ?? null,
-        language: opts.language ?? null,
-        fetchedAt: new Date(clock.now()).toISOString(),
-        results: results.slice(0, limit),
-      };
+      return searchResponse(name, opts.platform, query, opts, clock.now(), results.slice(0, limit));
     },
   };
 }

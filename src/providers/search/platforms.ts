@@ -1,4 +1,4 @@
-import type { AnswerEngine, AnswerPlatform, ResearchPlatform, SearchOptions, SearchProvider, SearchResponse } from '../types.ts';
+import type { AnswerEngine, AnswerPlatform, ResearchPlatform, SearchOptions, SearchProvider, SearchResponse, SearchResult } from '../types.ts';
 import { ProviderError } from '../types.ts';
 
 /**
@@ -121,15 +121,7 @@ export function answerEngineSearch(engine: AnswerEngine, platform: AnswerResearc
         ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
       });
       const limit = Math.max(1, Math.min(options.limit ?? 10, 10));
-      return {
-        provider: answer.provider,
-        platform,
-        query,
-        location: options.location ?? null,
-        language: options.language ?? null,
-        fetchedAt: new Date(clock.now()).toISOString(),
-        results: answer.citations.slice(0, limit).map((c, i) => ({ position: i + 1, url: c.url, title: c.title ?? c.url, snippet: '' })),
-      };
+      return searchResponse(answer.provider, platform, query, options, clock.now(), answer.citations.slice(0, limit).map((c, i) => ({ position: i + 1, url: c.url, title: c.title ?? c.url, snippet: '' })));
     },
   };
 }
@@ -137,4 +129,16 @@ export function answerEngineSearch(engine: AnswerEngine, platform: AnswerResearc
 /** Limit for SERP adapters: default 10, at least 1, at most `max`. */
 export function clampLimit(limit: number | undefined, max = 10): number {
   return Math.max(1, Math.min(Math.floor(limit ?? 10), max));
+}
+
+/** A SearchResponse stamped with the provider, the query and options asked for, and the time of the answer. */
+export function searchResponse(
+  provider: string,
+  platform: ResearchPlatform,
+  query: string,
+  options: Pick<SearchOptions, 'location' | 'language'>,
+  fetchedAtMs: number,
+  results: SearchResult[],
+): SearchResponse {
+  return { provider, platform, query, location: options.location ?? null, language: options.language ?? null, fetchedAt: new Date(fetchedAtMs).toISOString(), results };
 }

@@ -8,7 +8,7 @@ import { systemClock, type Clock } from '../../clock.ts';
 import { createJsonClient, type JsonClientOptions } from '../http/json-client.ts';
 import type { ResearchPlatform, SearchOptions, SearchProvider, SearchResponse, SearchResult } from '../types.ts';
 import { ProviderError } from '../types.ts';
-import { clampLimit, googleHl, parseLocation, splitLanguage } from './platforms.ts';
+import { clampLimit, googleHl, parseLocation, splitLanguage, searchResponse } from './platforms.ts';
 
 export interface SerpApiOptions extends Omit<JsonClientOptions, 'provider' | 'baseUrl' | 'headers'> {
   apiKey: string;
@@ -118,15 +118,7 @@ export function createSerpApiSearch(options: SerpApiOptions): SearchProvider {
           : opts.platform === 'google_video_pack'
             ? serpApiVideos(body.inline_videos?.length ? body.inline_videos : body.video_results)
             : serpApiVideos(body.video_results);
-      return {
-        provider: name,
-        platform: opts.platform,
-        query,
-        location: opts.location ?? null,
-        language: opts.language ?? null,
-        fetchedAt: new Date(clock.now()).toISOString(),
-        results: results.slice(0, limit),
-      };
+      return searchResponse(name, opts.platform, query, opts, clock.now(), results.slice(0, limit));
     },
   };
 }
