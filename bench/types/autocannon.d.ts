@@ -3,6 +3,7 @@ declare module 'autocannon' {
   namespace autocannon {
     interface Histogram {
       average: number;
+      total: number;
       p50: number;
       p99: number;
     }

@@ -333,6 +333,14 @@ export interface TrackerLatestTable {
   measured_at: number;
 }
 
+/** Hourly totals of the ledger's live (charged, reserved) units per organisation; `hour` is epoch ms / 3,600,000. */
+export interface UsageHourlyTable {
+  org_id: string;
+  hour: number;
+  charged: number;
+  reserved: number;
+}
+
 export interface DB {
   organisations: OrganisationsTable;
   clients: ClientsTable;
@@ -351,4 +359,5 @@ export interface DB {
   content_jobs: ContentJobsTable;
   content_artifacts: ContentArtifactsTable;
   mcp_tasks: McpTasksTable;
+  usage_hourly: UsageHourlyTable;
 }

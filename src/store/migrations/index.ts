@@ -6,6 +6,8 @@ import * as m0003 from './0003-prospects.ts';
 import * as m0004 from './0004-content.ts';
 import * as m0005 from './0005-tracker.ts';
 import * as m0006 from './0006-mcp-tasks.ts';
+import * as m0007 from './0007-usage-covering-index.ts';
+import * as m0008 from './0008-usage-hourly.ts';
 
 /** The static, ordered list of frozen migrations. Names sort in the order they must run. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -15,6 +17,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0004-content': m0004,
   '0005-tracker': m0005,
   '0006-mcp-tasks': m0006,
+  '0007-usage-covering-index': m0007,
+  '0008-usage-hourly': m0008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

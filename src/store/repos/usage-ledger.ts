@@ -11,31 +11,49 @@ export interface WindowSums {
   reserved: number;
 }
 
-const sumsQuery = preparedQuery((db: Db, orgId: string, sinceShort: number, sinceLong: number, until: number) =>
-  db
-    .selectFrom('usage_ledger')
-    .select([
-      sql<number>`coalesce(sum(case when state = 'charged' and created_at > ${sinceShort} then units else 0 end), 0)`.as('charged_short'),
-      sql<number>`coalesce(sum(case when state = 'reserved' and created_at > ${sinceShort} then units else 0 end), 0)`.as('reserved_short'),
-      sql<number>`coalesce(sum(case when state = 'charged' then units else 0 end), 0)`.as('charged_long'),
-      sql<number>`coalesce(sum(case when state = 'reserved' then units else 0 end), 0)`.as('reserved_long'),
-    ])
-    .where('org_id', '=', orgId)
-    .where('created_at', '>', sinceLong)
-    .where('created_at', '<=', until)
-    .where('state', '!=', 'released'),
+const HOUR_MS = 3_600_000;
+const sums = [
+  sql<number>`coalesce(sum(case when state = 'charged' then units else 0 end), 0)`.as('charged'),
+  sql<number>`coalesce(sum(case when state = 'reserved' then units else 0 end), 0)`.as('reserved'),
+];
+
+/** Live units of the ledger accepted in (from, to]. */
+const ledgerRange = preparedQuery((db: Db, orgId: string, from: number, to: number) =>
+  db.selectFrom('usage_ledger').select(sums).where('org_id', '=', orgId).where('created_at', '>', from).where('created_at', '<=', to).where('state', '!=', 'released'),
 );
 
+/** Hourly totals of the hours strictly between `fromHour` and `toHour`. */
+const hourRange = preparedQuery((db: Db, orgId: string, fromHour: number, toHour: number) =>
+  db
+    .selectFrom('usage_hourly')
+    .select([sql<number>`coalesce(sum(charged), 0)`.as('charged'), sql<number>`coalesce(sum(reserved), 0)`.as('reserved')])
+    .where('org_id', '=', orgId)
+    .where('hour', '>', fromHour)
+    .where('hour', '<', toHour),
+);
+
+async function add(acc: WindowSums, rows: Promise<{ charged: number; reserved: number }[]>): Promise<WindowSums> {
+  const r = (await rows)[0]!;
+  return { charged: acc.charged + Number(r.charged), reserved: acc.reserved + Number(r.reserved) };
+}
+
 /**
- * Charged and reserved units accepted after `sinceShort` and after `sinceLong` (both exclusive) and not after `until`,
- * in one indexed read: the loads of the two rolling windows ending at `until`.
+ * Charged and reserved units accepted in (since, until]: exact. Whole hours come from the hourly totals (kept by
+ * triggers in the same transactions as the ledger); the two partial hours at the edges come from the ledger.
  */
+export async function windowSum(db: Db, orgId: string, since: number, until: number): Promise<WindowSums> {
+  const first = Math.floor(since / HOUR_MS);
+  const last = Math.floor(until / HOUR_MS);
+  let acc: WindowSums = { charged: 0, reserved: 0 };
+  if (last - first < 2) return add(acc, ledgerRange(db, orgId, since, until));
+  acc = await add(acc, ledgerRange(db, orgId, since, (first + 1) * HOUR_MS - 1));
+  acc = await add(acc, hourRange(db, orgId, first, last));
+  return add(acc, ledgerRange(db, orgId, last * HOUR_MS - 1, until));
+}
+
+/** The loads of the two rolling windows ending at `until` (entries after `sinceShort` / `sinceLong`, exclusive). */
 export async function windowSums(db: Db, orgId: string, sinceShort: number, sinceLong: number, until: number): Promise<{ short: WindowSums; long: WindowSums }> {
-  const r = (await sumsQuery(db, orgId, sinceShort, sinceLong, until))[0]!;
-  return {
-    short: { charged: Number(r.charged_short), reserved: Number(r.reserved_short) },
-    long: { charged: Number(r.charged_long), reserved: Number(r.reserved_long) },
-  };
+  return { short: await windowSum(db, orgId, sinceShort, until), long: await windowSum(db, orgId, sinceLong, until) };
 }
 
 /** Live (charged or reserved) entries after `since`, oldest first: used to find when a window recovers. */

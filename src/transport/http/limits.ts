@@ -17,6 +17,13 @@ export const bodyLimitMiddleware = (): MiddlewareHandler<HttpEnv> => {
     maxSize: MAX_BODY_BYTES,
     onError: (c) => errorResponse(c, new ApiError('payload_too_large'), { Connection: 'close' }),
   });
-  // GET and HEAD carry no body; checking one would build the full Request object on every read.
-  return (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next));
+  // GET and HEAD carry no body; checking one would build the full Request object on every read. A request into an MCP
+  // session that declares a length within the limit is passed on unwrapped: the SDK transport reads it with the same
+  // cap. Anything else (no length, chunked, too long) is counted here and answered with our 413.
+  const declaredFits = (c: Parameters<MiddlewareHandler<HttpEnv>>[0]) => {
+    const length = c.req.header('content-length');
+    return length !== undefined && /^\d+$/.test(length) && Number(length) <= MAX_BODY_BYTES && !c.req.header('transfer-encoding');
+  };
+  return (c, next) =>
+    c.req.method === 'GET' || c.req.method === 'HEAD' || (c.req.path === '/mcp' && c.req.header('mcp-session-id') && declaredFits(c)) ? next() : limit(c, next);
 };

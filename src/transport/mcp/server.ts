@@ -44,11 +44,16 @@ export const ErrorBodySchema = z.object({
   }),
 });
 
-/** The tool's input: the operation's fields plus `idempotency_key` where the operation takes one. */
+const inputSchemas = new WeakMap<AnyOperation, z.ZodObject>();
+
+/** The tool's input: the operation's fields plus `idempotency_key` where the operation takes one (built once). */
 export function toolInputSchema(op: AnyOperation): z.ZodObject {
-  if (op.idempotency === 'none') return op.input;
+  const cached = inputSchemas.get(op);
+  if (cached) return cached;
   const key = z.string().describe('Idempotency key: the same key and arguments return the first result instead of doing the work again.');
-  return op.input.extend({ idempotency_key: op.idempotency === 'required' ? key : key.optional() });
+  const schema: z.ZodObject = op.idempotency === 'none' ? op.input : op.input.extend({ idempotency_key: op.idempotency === 'required' ? key : key.optional() });
+  inputSchemas.set(op, schema);
+  return schema;
 }
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
@@ -62,8 +67,12 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
  * because a failed call answers `isError` with `structuredContent: {error}` exactly as REST does, and MCP clients
  * validate any structured content they get against the advertised schema.
  */
+const definitionCache = new WeakMap<readonly AnyOperation[], Tool[]>();
+
 export function toolDefinitions(operations: readonly AnyOperation[]): Tool[] {
-  return operations.map((op) => ({
+  const cached = definitionCache.get(operations);
+  if (cached) return cached;
+  const tools = operations.map((op) => ({
     name: op.name,
     title: op.title,
     description: op.description,
@@ -72,6 +81,9 @@ export function toolDefinitions(operations: readonly AnyOperation[]): Tool[] {
     annotations: { title: op.title, ...op.annotations },
     ...(op.task ? { execution: { taskSupport: 'optional' as const } } : {}),
   }));
+  // JSON Schema generation is the costly part of opening a session; every session of a process lists the same tools.
+  definitionCache.set(operations, tools);
+  return tools;
 }
 
 function progressReporter(extra: ToolExtra): ProgressReporter | null {
