@@ -5,31 +5,74 @@ import { createTermAnalyzer } from './terms/index.ts';
 import type { DocumentTerms, TermAnalyzer } from './terms/types.ts';
 import type { AnalyzedPage } from './score/types.ts';
 
+/** Analyses kept per engine: the same ranking pages come back across runs, and analysis is a pure function. */
+const CACHE_ENTRIES = 512;
+
+/** A small least-recently-used map. */
+function lru<V>(max: number) {
+  const map = new Map<string, V>();
+  return {
+    get(key: string): V | undefined {
+      const v = map.get(key);
+      if (v !== undefined) {
+        map.delete(key);
+        map.set(key, v);
+      }
+      return v;
+    },
+    set(key: string, value: V): void {
+      map.delete(key);
+      map.set(key, value);
+      if (map.size > max) map.delete(map.keys().next().value!);
+    },
+  };
+}
+
+const digest = (...parts: string[]) => {
+  const h = createHash('sha1');
+  for (const p of parts) h.update(p).update('\u0000');
+  return h.digest('base64');
+};
+
 /**
  * The analysis shared by Optimize, research and Autopilot: extraction and term analysis. The language model loads
- * on first use (not at start-up), once per engine.
+ * on first use (not at start-up), once per engine. Results are cached by content (extraction by URL and HTML, terms
+ * by the analysed text and language), so a page seen again costs nothing; cached values are never mutated by callers.
  */
 export function createAnalysis() {
   let analyzer: TermAnalyzer | undefined;
   const getAnalyzer = () => (analyzer ??= createTermAnalyzer());
+  const extractions = lru<Extraction>(CACHE_ENTRIES);
+  const termsCache = lru<DocumentTerms>(CACHE_ENTRIES);
+
+  function terms(extraction: Extraction, language: string): DocumentTerms {
+    const headings = extraction.headings.map((h) => h.text);
+    const key = digest(language, extraction.title, headings.join('\n'), extraction.mainText);
+    let t = termsCache.get(key);
+    if (!t) {
+      t = getAnalyzer().analyzeDocument({ text: extraction.mainText, headings, title: extraction.title, language });
+      termsCache.set(key, t);
+    }
+    return t;
+  }
+
   return {
     get analyzer(): TermAnalyzer {
       return getAnalyzer();
     },
     extract(html: string, url: string): Extraction {
-      return extract(html, { url });
+      const key = digest(url, html);
+      let e = extractions.get(key);
+      if (!e) {
+        e = extract(html, { url });
+        extractions.set(key, e);
+      }
+      return e;
     },
     /** Term analysis of an extraction: main text, headings and title. */
-    terms(extraction: Extraction, language: string): DocumentTerms {
-      return getAnalyzer().analyzeDocument({
-        text: extraction.mainText,
-        headings: extraction.headings.map((h) => h.text),
-        title: extraction.title,
-        language,
-      });
-    },
-    analyze(url: string, extraction: Extraction, language: string): AnalyzedPage {
-      return { url, extraction, terms: this.terms(extraction, language) };
+    terms,
+    analyze(url: string, extraction: Extraction, language: string, known?: DocumentTerms): AnalyzedPage {
+      return { url, extraction, terms: known ?? terms(extraction, language) };
     },
   };
 }

@@ -3,6 +3,7 @@ import { FetchError, type FetchErrorCode, type FetchedPage, type SearchResult } 
 import { OPTIMIZATION_KIND, updateOptimization } from '../../store/repos/optimizations.ts';
 import { contentHash } from '../analysis/analysis.ts';
 import type { Extraction } from '../analysis/extract/types.ts';
+import type { DocumentTerms } from '../analysis/terms/types.ts';
 import { SCORING_VERSION, scoreCompetitors, scorePage } from '../analysis/score/index.ts';
 import type { Engine } from '../engine.ts';
 import { documentKey } from '../document-key.ts';
@@ -37,6 +38,8 @@ interface FetchedDoc {
   /** The fetch error code, when the fetch itself failed. */
   failure?: FetchErrorCode;
   extraction: Extraction | null;
+  /** Term analysis, done as the page arrives so it overlaps the wait for slower pages. */
+  terms: DocumentTerms | null;
 }
 
 /** The failed fetch in words, for the saved error of a run whose page could not be fetched. */
@@ -59,14 +62,15 @@ function isHtml(page: FetchedPage): boolean {
 export function optimizationPipeline(engine: Engine): Pipeline {
   const { providers, analysis, limits } = engine;
 
-  async function fetchDoc(ctx: StepContext, url: string, position: number | null): Promise<FetchedDoc> {
-    const base: FetchedDoc = { url, position, ok: false, status: null, finalUrl: null, contentType: null, contentHash: null, fetchedAt: null, source: null, reason: null, extraction: null };
+  async function fetchDoc(ctx: StepContext, url: string, position: number | null, language: string): Promise<FetchedDoc> {
+    const base: FetchedDoc = { url, position, ok: false, status: null, finalUrl: null, contentType: null, contentHash: null, fetchedAt: null, source: null, reason: null, extraction: null, terms: null };
     try {
       const page = await limits.fetch.add(() => providers.fetcher.fetch(url, { signal: ctx.signal }));
       const doc = { ...base, status: page.status, finalUrl: page.url, contentType: page.contentType, contentHash: contentHash(page.body), fetchedAt: page.fetchedAt, source: page.source };
       if (page.status !== 200) return { ...doc, reason: `answered HTTP ${page.status}` };
       if (!isHtml(page)) return { ...doc, reason: `is not HTML (${page.contentType ?? 'no content type'})` };
-      return { ...doc, ok: true, extraction: analysis.extract(page.body, page.url) };
+      const extraction = analysis.extract(page.body, page.url);
+      return { ...doc, ok: true, extraction, terms: analysis.terms(extraction, language) };
     } catch (err) {
       if (err instanceof FetchError) return { ...base, reason: `${err.code}: ${err.message}`, failure: err.code };
       throw err;
@@ -101,7 +105,7 @@ export function optimizationPipeline(engine: Engine): Pipeline {
             seen.add(k);
             return true;
           });
-          const [page, ...competitors] = await Promise.all([fetchDoc(ctx, input.url, null), ...targets.map((t) => fetchDoc(ctx, t.url, t.position))]);
+          const [page, ...competitors] = await Promise.all([fetchDoc(ctx, input.url, null, input.language), ...targets.map((t) => fetchDoc(ctx, t.url, t.position, input.language))]);
           if (!page!.ok) {
             const reason = `The page could not be analysed: it ${page!.failure ? `${FAILURE_PHRASE[page!.failure]} (${page!.reason})` : page!.reason}.`;
             // A server error or rate limit from the page's site is as temporary as a timeout: retry it.
@@ -126,8 +130,8 @@ export function optimizationPipeline(engine: Engine): Pipeline {
                 : 'None of the ranking pages could be fetched, so there is nothing to compare with.',
             );
           }
-          const source = analysis.analyze(input.url, fetched.page.extraction!, input.language);
-          const comps = used.map((c) => analysis.analyze(c.url, c.extraction!, input.language));
+          const source = analysis.analyze(input.url, fetched.page.extraction!, input.language, fetched.page.terms ?? undefined);
+          const comps = used.map((c) => analysis.analyze(c.url, c.extraction!, input.language, c.terms ?? undefined));
           const scored = scorePage(analysis.analyzer, source, comps, input.keyword, input.language);
           const compScores = scoreCompetitors(analysis.analyzer, comps, input.keyword, input.language);
           const p = fetched.page;
