@@ -2,15 +2,16 @@ import type { Engine } from '../engine.ts';
 import { scorePage } from '../analysis/score/index.ts';
 import { textStats } from '../analysis/score/readability.ts';
 import { CONTENT_KINDS, saveArtifacts, updateContentJob, type ContentJobRow } from '../../store/repos/content.ts';
-import type { HookContext, Pipeline, Step, StepContext } from '../runner/types.ts';
+import { PermanentError, RetryableError, type HookContext, type Pipeline, type Step, type StepContext } from '../runner/types.ts';
 import { draftAsPage } from './draft-page.ts';
 import { factCheck, type FactCheck } from './fact-check.ts';
 import { research, researchSummary } from './research.ts';
 import { clientContext, OPTIMIZE_PASS_CAP } from './service.ts';
 import { createExtractiveWriter, countWords } from './extractive/index.ts';
-import { createLlmContentWriter } from './llm/index.ts';
+import { createLlmContentWriter, excludedMatcher } from './llm/index.ts';
 import type { Brief, ClientContext, ContentRequest, ContentWriter, Draft, Research } from './types.ts';
 import { getOwnedClient } from '../../store/repos/clients.ts';
+import type { Writer } from '../../providers/types.ts';
 
 /** Autopilot revises its draft while the Optimize score is below this (documented in the README). */
 export const TARGET_SCORE = 75;
@@ -22,12 +23,33 @@ interface JobContext {
   client: ClientContext;
 }
 
+/**
+ * The draft's Sources list names a source whose title mentions an excluded topic by its host instead: writers keep
+ * excluded topics out of the body, and the titles of the pages they cite must not bring them back.
+ */
+export function hideExcludedTitles(markdown: string, excludedTopics: readonly string[]): string {
+  const mentions = excludedMatcher(excludedTopics);
+  const at = [...markdown.matchAll(/^##\s+sources\s*$/gim)].at(-1)?.index;
+  if (at === undefined) return markdown;
+  const list = markdown.slice(at).replace(/^(\s*(?:\d+\.|[-*])\s+(?:\[\d+\]\s+)?)\[([^\]\n]*)\]\((<?)([^)\s>]+)(>?)\)/gm, (line, lead: string, title: string, open: string, url: string, close: string) => {
+    if (!mentions(title)) return line;
+    let host = url;
+    try {
+      host = new URL(url).host;
+    } catch {
+      // Not an absolute URL: show it as it is.
+    }
+    return `${lead}[${host}](${open}${url}${close})`;
+  });
+  return markdown.slice(0, at) + list;
+}
+
 /** The draft as stored in the artifacts: markdown, counts and every sentence with its source. */
-export function draftArtifact(draft: Draft, request: ContentRequest) {
+export function draftArtifact(draft: Draft, request: ContentRequest, client: Pick<ClientContext, 'excludedTopics'>) {
   const target = request.wordCountTarget;
   return {
     format: 'markdown',
-    content: draft.markdown,
+    content: request.draftBody !== null && draft.markdown === request.draftBody ? draft.markdown : hideExcludedTitles(draft.markdown, client.excludedTopics),
     word_count: draft.wordCount,
     word_count_target: target,
     within_tolerance: Math.abs(draft.wordCount - target) <= target * WORD_TOLERANCE,
@@ -54,10 +76,16 @@ function latestDraft(checkpoint: Readonly<Record<string, unknown>>): Draft {
 export function contentPipelines(engine: Engine): Pipeline[] {
   const { analysis } = engine;
   let writer: ContentWriter | undefined;
+  /**
+   * The model writer with each call through the writer queue: AGENT_API_WRITER_CONCURRENCY bounds the calls in
+   * flight at the provider, not the term analysis, prompt building and parsing around them, which would hold a slot
+   * while the provider is idle.
+   */
+  const limitedWriter = (w: Writer): Writer => ({ name: w.name, complete: (request) => engine.limits.writer.add(() => w.complete(request)) });
   /** Chosen on first use so the language model loads only when content work runs. */
   const contentWriter = (): ContentWriter =>
     (writer ??= engine.providers.writer
-      ? createLlmContentWriter({ writer: engine.providers.writer, analyzer: analysis.analyzer })
+      ? createLlmContentWriter({ writer: limitedWriter(engine.providers.writer), analyzer: analysis.analyzer })
       : createExtractiveWriter({ analyzer: analysis.analyzer }));
 
   async function jobContext(ctx: StepContext | HookContext): Promise<JobContext> {
@@ -75,9 +103,20 @@ export function contentPipelines(engine: Engine): Pipeline[] {
       return research(engine, analysis, request, client, ctx);
     },
   };
+  /**
+   * No usable asset: the job fails (and its usage is released) instead of completing with an empty page. The
+   * extractive writer is deterministic, so retrying cannot help; a model may do better on the next attempt.
+   */
+  const nothingToWrite = (what: string, topic: string) =>
+    new (contentWriter().name === 'extractive' ? PermanentError : RetryableError)(`The research found nothing on "${topic}" to write ${what} from.`);
   const briefStep: Step = {
     name: 'brief',
-    run: async (ctx) => engine.limits.writer.add(async () => contentWriter().brief(await writingInput(ctx))),
+    async run(ctx) {
+      const input = await writingInput(ctx);
+      const brief = await contentWriter().brief(input);
+      if (brief.outline.length === 0 && !input.request.draftBody) throw nothingToWrite('a brief', input.request.topic);
+      return brief;
+    },
   };
   const draftStep: Step = {
     name: 'draft',
@@ -87,7 +126,9 @@ export function contentPipelines(engine: Engine): Pipeline[] {
         // A supplied draft is kept as it is: no writing, no charge for writing it.
         return { markdown: input.request.draftBody, wordCount: countWords(input.request.draftBody), sentences: [] };
       }
-      return engine.limits.writer.add(() => contentWriter().draft({ ...input, brief: ctx.checkpoint.brief as Brief }));
+      const draft = await contentWriter().draft({ ...input, brief: ctx.checkpoint.brief as Brief });
+      if (draft.sentences.length === 0) throw nothingToWrite('a draft', input.request.topic);
+      return draft;
     },
   };
 
@@ -112,7 +153,7 @@ export function contentPipelines(engine: Engine): Pipeline[] {
         score: before.rankabilityScore,
         targetScore: TARGET_SCORE,
       };
-      const revised = await engine.limits.writer.add(() => contentWriter().revise({ ...input, brief, draft, goals }));
+      const revised = await contentWriter().revise({ ...input, brief, draft, goals });
       const after = scoreDraft(revised, brief, input, input.research);
       // A pass that does not improve the score is not kept.
       if (!after || after.rankabilityScore <= before.rankabilityScore) return { revised: false, score: before.rankabilityScore, attempted: true };
@@ -175,16 +216,16 @@ export function contentPipelines(engine: Engine): Pipeline[] {
       const b = output as Brief;
       await saveArtifacts(ctx.trx, ctx.resourceId, { outline: b.outline, seo_metadata: b.seoMetadata, entities: b.entities, faqs: b.faqs }, ctx.now);
     } else if (step.name === 'draft' || (step.name.startsWith('optimize_') && (output as { revised: boolean }).revised)) {
-      const { request } = await jobContext(ctx);
+      const { request, client } = await jobContext(ctx);
       const draft = step.name === 'draft' ? (output as Draft) : (output as { draft: Draft }).draft;
-      await saveArtifacts(ctx.trx, ctx.resourceId, { draft: draftArtifact(draft, request), citations: sentenceCitations(draft) }, ctx.now);
+      await saveArtifacts(ctx.trx, ctx.resourceId, { draft: draftArtifact(draft, request, client), citations: sentenceCitations(draft) }, ctx.now);
       if (step.name !== 'draft') {
         await ctx.trx.updateTable('content_jobs').set((eb) => ({ optimize_passes: eb('optimize_passes', '+', 1), updated_at: ctx.now })).where('id', '=', ctx.resourceId).execute();
       }
     } else if (step.name === 'fact_check') {
-      const { request } = await jobContext(ctx);
+      const { request, client } = await jobContext(ctx);
       const c = output as FactCheck;
-      await saveArtifacts(ctx.trx, ctx.resourceId, { draft: draftArtifact(c.draft, request), citations: c.citations }, ctx.now);
+      await saveArtifacts(ctx.trx, ctx.resourceId, { draft: draftArtifact(c.draft, request, client), citations: c.citations }, ctx.now);
     } else if (step.name === 'finalize') {
       await saveArtifacts(ctx.trx, ctx.resourceId, { review: output }, ctx.now);
     }
