@@ -139,9 +139,12 @@ describe('draft_body and project_mode optimize', () => {
     // The page was read once, by the only operation the fetcher has (GET); nothing else was sent to it.
     expect(fetched.filter((f) => f.url === RAPIDFLOW_EMERGENCY)).toHaveLength(1);
     for (const f of fetched) expect(Object.keys(f.options ?? {}).filter((k) => k !== 'signal')).toEqual([]);
-    // The imported page is not one of the researched competitors, but the draft keeps its text and cites it.
-    expect(art.sources!.map((s) => s.url)).not.toContain(RAPIDFLOW_EMERGENCY);
-    expect(art.sources!.length).toBeGreaterThan(0);
+    // The imported page is not one of the researched competitors: it is listed after them, marked imported, and the
+    // draft keeps its text and cites it.
+    const researched = art.sources!.filter((s) => s.platform !== 'imported');
+    expect(researched.map((s) => s.url)).not.toContain(RAPIDFLOW_EMERGENCY);
+    expect(researched.length).toBeGreaterThan(0);
+    expect(art.sources!.at(-1)).toMatchObject({ id: researched.length + 1, url: RAPIDFLOW_EMERGENCY, platform: 'imported' });
     expect(art.draft!.content).toContain('A real dispatcher answers, not a call center, and in 2023 our trucks arrived in an average of 47 minutes.');
     expect(art.draft!.content).toContain('RapidFlow Plumbing sends a licensed emergency plumber to homes and businesses across Austin');
     expect(art.citations!.some((c) => c.source_url === RAPIDFLOW_EMERGENCY)).toBe(true);

@@ -155,8 +155,9 @@ export function contentPipelines(engine: Engine): Pipeline[] {
       };
       const revised = await contentWriter().revise({ ...input, brief, draft, goals });
       const after = scoreDraft(revised, brief, input, input.research);
-      // A pass that does not improve the score is not kept.
-      if (!after || after.rankabilityScore <= before.rankabilityScore) return { revised: false, score: before.rankabilityScore, attempted: true };
+      // A pass that does not improve the score, or that grows the draft past its length tolerance, is not kept.
+      const tooLong = revised.wordCount > draft.wordCount && revised.wordCount > input.request.wordCountTarget * (1 + WORD_TOLERANCE);
+      if (!after || after.rankabilityScore <= before.rankabilityScore || tooLong) return { revised: false, score: before.rankabilityScore, attempted: true };
       return { revised: true, draft: revised, scoreBefore: before.rankabilityScore, score: after.rankabilityScore };
     },
   }));

@@ -100,10 +100,11 @@ export async function requireContentJob(db: Db, orgId: string, id: string, kind?
 
 /** Approves a stepped job's brief: `brief_ready` -> `generating_draft`, and its paused run is resumed. */
 export async function approveBrief(engine: Engine, trx: Db, orgId: string, id: string): Promise<ContentJobRow> {
-  const row = await requireContentJob(trx, orgId, id, 'job');
+  const row = await requireContentJob(trx, orgId, id);
   const now = engine.clock.now();
-  if (row.mode !== 'stepped' || row.status !== 'brief_ready' || !(await transitionContentJob(trx, id, 'brief_ready', { status: 'generating_draft', stage: 'drafting' }, now))) {
-    throw new ApiError('invalid_state', `Only a stepped job at brief_ready can be approved; this job is ${row.mode ?? 'not stepped'} and ${row.status}.`, { status: row.status, mode: row.mode });
+  if (row.kind !== 'job' || row.mode !== 'stepped' || row.status !== 'brief_ready' || !(await transitionContentJob(trx, id, 'brief_ready', { status: 'generating_draft', stage: 'drafting' }, now))) {
+    const what = row.kind === 'autopilot' ? 'an Autopilot run (it approves its own brief)' : `${row.mode ?? 'not stepped'} and ${row.status}`;
+    throw new ApiError('invalid_state', `Only a stepped job at brief_ready can be approved; this is ${what}.`, { status: row.status, mode: row.mode, kind: row.kind });
   }
   await resumeWaitingRun(trx, CONTENT_KINDS.job, id, now);
   return (await getContentJob(trx, orgId, id))!;

@@ -118,7 +118,14 @@ export function autopilotStarted(row: ContentJobRow) {
 
 /** Artifacts (API.md section 3); anything not yet produced is null. */
 export function artifactsView(row: ContentJobRow, a: ArtifactsRow | undefined) {
-  const research = parse<{ sources: { id: number; url: string; title: string; platform: string }[] }>(a?.research ?? null);
+  const research = parse<{ sources: { id: number; url: string; title: string; platform: string }[]; imported: { url: string; title: string } | null }>(a?.research ?? null);
+  // The imported page (project_mode optimize) is cited after the researched pages.
+  const sources = research
+    ? [
+        ...research.sources.map((s) => ({ id: s.id, url: s.url, title: s.title, platform: s.platform })),
+        ...(research.imported ? [{ id: research.sources.length + 1, url: research.imported.url, title: research.imported.title, platform: 'imported' }] : []),
+      ]
+    : null;
   return {
     job_id: row.id,
     status: row.status,
@@ -129,7 +136,7 @@ export function artifactsView(row: ContentJobRow, a: ArtifactsRow | undefined) {
     faqs: parse<unknown[]>(a?.faqs ?? null),
     draft: parse<Record<string, unknown>>(a?.draft ?? null),
     citations: parse<unknown[]>(a?.citations ?? null),
-    sources: research ? research.sources.map((s) => ({ id: s.id, url: s.url, title: s.title, platform: s.platform })) : null,
+    sources,
     review: parse<Record<string, unknown>>(a?.review ?? null),
   };
 }

@@ -144,6 +144,7 @@ export function reviseDraft(ctx: Context, brief: Brief, draft: Draft, goals: Rev
       else if (fresh.size === 0) {
         sections.push({ heading: p.unit.heading, level: 2, kind: 'body', slot: null, templated: false, position: sections.length, line: -1, members: new Set(p.unit.headingIds) });
         p.section = sections.length - 1;
+        room -= countText(p.unit.heading);
       }
     }
     const s = sections[p.section];
