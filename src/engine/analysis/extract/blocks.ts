@@ -18,11 +18,6 @@ const BLOCK_TAGS = new Set([
   'tfoot', 'th', 'thead', 'tr', 'ul', 'br', 'dialog', 'search', 'output',
 ]);
 
-/** True for tags that start a new line of text. */
-export function isBlockTag(tag: string): boolean {
-  return BLOCK_TAGS.has(tag);
-}
-
 /** Splits the subtree under `root` into blocks in document order, skipping removed subtrees. */
 export function collectBlocks(root: TNode): Block[] {
   const blocks: Block[] = [];

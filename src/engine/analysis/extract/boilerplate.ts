@@ -1,42 +1,48 @@
 /**
  * Marks page furniture as removed: navigation, headers and footers, sidebars, cookie and consent banners, share
- * widgets, related-post blocks, comment forms. Semantic tags and ARIA roles are trusted; class and id names are
- * hints. A subtree holding most of the page's text is never furniture, whatever its name says.
+ * widgets, related-post blocks, comment sections. Semantic tags and ARIA roles are trusted; class and id names are
+ * hints, matched on whole class tokens (a page builder's "elementor-widget-wrap" is not a widget sidebar). A
+ * subtree holding most of the page's text is never furniture, whatever its name says.
  */
 import type { TNode } from './tree.ts';
 
-const FURNITURE_TAGS = new Set(['nav', 'footer', 'aside', 'menu']);
-const FURNITURE_ROLES = new Set([
-  'navigation', 'banner', 'contentinfo', 'complementary', 'search', 'menu', 'menubar', 'toolbar', 'dialog',
-  'alertdialog', 'tablist',
-]);
+const FURNITURE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'menu', 'menubar', 'toolbar', 'alertdialog']);
 
-const NEGATIVE = new RegExp(
-  '(?:^|[\\s_-])(?:' +
-    [
-      'nav', 'navbar', 'navigation', 'menu', 'menus', 'submenu', 'megamenu', 'breadcrumbs?', 'footer', 'sidebar',
-      'widget', 'widgets', 'cookies?', 'consent', 'gdpr', 'share', 'sharing', 'social', 'socials', 'sharedaddy',
-      'addthis', 'related', 'recommended', 'newsletter', 'subscribe', 'subscription', 'popup', 'modal', 'advert',
-      'advertisement', 'ads', 'ad', 'sponsored', 'promo', 'pagination', 'pager', 'skip', 'toolbar', 'masthead',
-      'disqus', 'outbrain', 'taboola', 'comments?', 'respond', 'login', 'signup', 'search',
-    ].join('|') +
-    ')(?:$|[\\s_-])',
-);
+const FURNITURE_WORDS = [
+  'nav', 'navbar', 'navigation', 'navlinks', 'menu', 'menubar', 'submenu', 'megamenu', 'breadcrumbs?', 'footer',
+  'sidebar', 'cookies?', 'cookiebar', 'consent', 'gdpr', 'share', 'sharing', 'sharebar', 'social', 'socials',
+  'sharedaddy', 'addthis', 'related', 'newsletter', 'subscribe', 'subscription', 'advert', 'advertisement', 'ads',
+  'ad', 'sponsored', 'promo', 'pagination', 'pager', 'toolbar', 'masthead', 'disqus', 'outbrain', 'taboola', 'login',
+  'signup', 'skiplinks?', 'upsells?', 'cross-?sells?', 'recently-viewed', 'recommendations?',
+  // Shop listings: the filter and sort panels beside the products.
+  'filters', 'facets?', 'refinements?', 'facet-filters?', 'product-filters?', 'collection-filters?',
+  // Forum software chrome around each post: author panels, badges, signatures.
+  'signature', 'userextras', 'userinfo', 'user-info', 'usertitle', 'userbanner', 'postprofile', 'authorpane',
+  'author-pane', 'posterinfo',
+];
+// A furniture word with at most one prefix and one suffix part: "site-footer", "nav-wrapper", "share_bar".
+const FURNITURE_TOKEN = new RegExp(`^(?:[a-z0-9]+(?:-|_|__))?(?:${FURNITURE_WORDS.join('|')})(?:(?:-|_|__)[a-z0-9]+)?$`);
+const HEADER_TOKEN = /^(?:site|global|main|top|page)?[-_]?header$/;
+const COMMENT_TOKEN = /^(?:[a-z0-9]+(?:-|_|__))?(?:comments?|respond|replies|comment-respond|commentlist)(?:(?:-|_|__)[a-z0-9]+)?$/;
+// Names that say "this is the body text": they outweigh any furniture word next to them ("article-body pagination").
+const CONTENT_NAME = /(?:article|entry|post|story|main|page)[-_]?(?:body|content|text)/;
+const KEEP_ASIDE = /(?:^|[\s_-])(?:note|notes|footnotes?|admonition|callout|tip|warning|info|caution|important)(?:$|[\s_-])/;
 
 export interface FurnitureOptions {
   /** Above this share of the page's text a subtree is kept whatever its tag or name. */
   maxShare: number;
+  /** Comment sections are content on forums and review-led product pages. */
+  keepComments: boolean;
 }
 
-const DEFAULTS: FurnitureOptions = { maxShare: 0.5 };
-
 /** Sets `removed` on furniture subtrees under `root`. */
-export function markFurniture(root: TNode, options: FurnitureOptions = DEFAULTS): void {
+export function markFurniture(root: TNode, options: FurnitureOptions): void {
   const total = Math.max(1, root.chars);
   const stack: [TNode, boolean][] = [[root, false]];
   while (stack.length > 0) {
     const [node, inMain] = stack.pop() as [TNode, boolean];
-    if (node !== root && node.chars / total < options.maxShare && isFurniture(node, inMain)) {
+    const share = node.chars / total;
+    if (node !== root && share < 0.9 && isFurniture(node, inMain, options) && (share < options.maxShare || isSemantic(node))) {
       node.removed = true;
       continue;
     }
@@ -45,11 +51,35 @@ export function markFurniture(root: TNode, options: FurnitureOptions = DEFAULTS)
   }
 }
 
-function isFurniture(node: TNode, inMain: boolean): boolean {
-  if (FURNITURE_TAGS.has(node.tag)) return true;
-  if (node.tag === 'header' && !inMain) return true;
+// Furniture by tag or ARIA role: trusted even when it holds much of a small page's text.
+function isSemantic(node: TNode): boolean {
+  return node.tag === 'nav' || node.tag === 'footer' || node.tag === 'menu' || node.el.hasAttribute('role');
+}
+
+function isFurniture(node: TNode, inMain: boolean, options: FurnitureOptions): boolean {
+  switch (node.tag) {
+    case 'nav':
+    case 'footer':
+    case 'menu':
+      return true;
+    case 'aside':
+      return !KEEP_ASIDE.test(node.attrs) && node.el.getAttribute('role') !== 'note';
+    case 'header':
+      if (!inMain && (node.linkChars > 0.3 * node.chars || node.chars < 100)) return true;
+      break;
+    case 'body':
+    case 'main':
+    case 'html':
+      return false;
+    default:
+      break;
+  }
   const role = node.el.getAttribute('role');
   if (role && FURNITURE_ROLES.has(role.toLowerCase())) return true;
-  if (node.tag === 'body' || node.tag === 'main' || node.tag === 'article' || node.tag === 'html') return false;
-  return node.attrs.length > 0 && NEGATIVE.test(node.attrs);
+  if (node.tag === 'article' || node.attrs.length === 0 || CONTENT_NAME.test(node.attrs)) return false;
+  for (const token of node.attrs.split(/\s+/)) {
+    if (FURNITURE_TOKEN.test(token) || HEADER_TOKEN.test(token)) return true;
+    if (!options.keepComments && COMMENT_TOKEN.test(token)) return true;
+  }
+  return false;
 }

@@ -24,7 +24,10 @@ export interface DomElement extends DomNode {
 
 export interface DomDocument extends DomNode {
   readonly documentElement: DomElement | null;
+  readonly childNodes: ArrayLike<DomNode>;
 }
+
+const DOCUMENT_NODE = 9;
 
 /** True for element nodes. */
 export function isElement(node: DomNode): node is DomElement {
@@ -59,13 +62,6 @@ export function tagOf(node: DomNode): string {
   return node.nodeType === ELEMENT_NODE ? (node as DomElement).localName.toLowerCase() : '';
 }
 
-/** Element children of a node. */
-export function childElements(node: DomNode): DomElement[] {
-  const out: DomElement[] = [];
-  for (let c = node.firstChild; c; c = c.nextSibling) if (isElement(c)) out.push(c);
-  return out;
-}
-
 /**
  * Visits every element under `root` (not `root` itself) in document order; returning false from `enter` skips that
  * element's subtree.
@@ -84,7 +80,13 @@ export function walkElements(root: DomNode, enter: (el: DomElement) => boolean |
 /** Pushes a node's children so that popping yields them in document order. */
 function pushChildren(stack: DomNode[], node: DomNode): void {
   const start = stack.length;
-  for (let c = node.firstChild; c; c = c.nextSibling) stack.push(c);
+  if (node.nodeType === DOCUMENT_NODE) {
+    // linkedom's doctype node has no nextSibling, so the document's children are read from its list.
+    const list = (node as DomDocument).childNodes;
+    for (let i = 0; i < list.length; i++) stack.push(list[i] as DomNode);
+  } else {
+    for (let c = node.firstChild; c; c = c.nextSibling) stack.push(c);
+  }
   for (let i = start, j = stack.length - 1; i < j; i++, j--) {
     const t = stack[i] as DomNode;
     stack[i] = stack[j] as DomNode;

@@ -3,9 +3,12 @@ import { joinBlocks } from './blocks.ts';
 import { parseDocument } from './dom.ts';
 import { findMainContent } from './main-content.ts';
 import { readMetadata } from './metadata.ts';
+import { guessPageKind } from './page-type.ts';
+import { nodeText, readParts } from './parts.ts';
 import { parseStructuredData } from './structured-data.ts';
-import { buildTree } from './tree.ts';
-import type { ExtractOptions, Extraction } from './types.ts';
+import { type TNode, buildTree } from './tree.ts';
+import type { ExtractOptions, Extraction, Heading } from './types.ts';
+import { hostOf, resolveHref } from './urls.ts';
 
 export type * from './types.ts';
 
@@ -27,19 +30,54 @@ export function extract(html: string, options: ExtractOptions = {}): Extraction 
   }
 }
 
-function extractUnsafe(html: string, _options: ExtractOptions): Extraction {
+function extractUnsafe(html: string, options: ExtractOptions): Extraction {
   const out = emptyExtraction();
   const doc = parseDocument(html);
   if (!doc) return out;
   const meta = readMetadata(doc);
+  const pageUrl = resolveHref(options.url ?? '', null);
   out.title = meta.title;
   out.metaDescription = meta.metaDescription;
-  out.canonical = meta.canonical;
+  out.canonical = meta.canonical ? (resolveHref(meta.canonical, pageUrl) ?? meta.canonical) : '';
   out.lang = meta.lang;
   out.structuredData = parseStructuredData(meta.jsonLd);
-  const { root } = buildTree(doc);
-  const main = findMainContent(root);
+  const docUrl = pageUrl ?? resolveHref(out.canonical, null);
+  const base = (meta.baseHref ? resolveHref(meta.baseHref, docUrl) : null) ?? docUrl;
+  const { root, nodes } = buildTree(doc);
+  const pageH1 = nodes.find((n) => n.tag === 'h1');
+  const kind = guessPageKind(meta, out.structuredData.types, docUrl ?? '');
+  const main = findMainContent(doc, root, kind, nodes);
   out.mainText = joinBlocks(main.blocks);
   out.wordCount = (out.mainText.match(/[\p{L}\p{N}_]+/gu) ?? []).length;
+  const parts = readParts(main.container, main.blocks, base, hostOf(docUrl ?? ''));
+  Object.assign(out, parts);
+  if (main.route === 'article') out.headings = restoreLevels(out.headings, nodes);
+  out.h1 = firstH1(main.container) ?? (pageH1 ? nodeText(pageH1) : '');
   return out;
+}
+
+/** Readability demotes <h1> to <h2>; give headings back the level they have on the page. */
+function restoreLevels(headings: Heading[], nodes: readonly TNode[]): Heading[] {
+  const levels = new Map<string, number>();
+  for (const n of nodes) {
+    if (/^h[1-6]$/.test(n.tag)) {
+      const text = nodeText(n);
+      if (!levels.has(text)) levels.set(text, Number(n.tag[1]));
+    }
+  }
+  return headings.map((h) => ({ level: levels.get(h.text) ?? h.level, text: h.text }));
+}
+
+function firstH1(container: TNode): string | null {
+  const stack: TNode[] = [container];
+  while (stack.length > 0) {
+    const n = stack.pop() as TNode;
+    if (n.removed) continue;
+    if (n.tag === 'h1') return nodeText(n) || null;
+    for (let i = n.kids.length - 1; i >= 0; i--) {
+      const k = n.kids[i];
+      if (k !== undefined && typeof k !== 'string') stack.push(k);
+    }
+  }
+  return null;
 }

@@ -1,59 +1,98 @@
 /**
- * Main-content selection. Every text block gets a value: positive for sentence-like text with few links, negative
- * for link lists and short fragments. The main content is the element whose blocks add up to the highest value
- * (a maximum-sum subtree), found in one bottom-up pass after page furniture has been marked.
+ * Main-content selection. Page furniture is marked first (navigation, headers, footers, banners...). The broad
+ * candidate is what remains of <main> (or the whole body); articles take Readability's tighter result instead when
+ * it holds the page's running text, which is the case on news and blog pages and not on listings, shops or forums.
  */
+import { readabilityTree } from './article.ts';
 import { type Block, collectBlocks } from './blocks.ts';
 import { markFurniture } from './boilerplate.ts';
+import type { DomDocument } from './dom.ts';
+import type { PageKind } from './page-type.ts';
 import type { TNode } from './tree.ts';
-
-export interface ScoringWeights {
-  /** Non-link characters from which a block counts as running text. */
-  longBlock: number;
-  /** Penalty per character of a link-dominated block. */
-  linkPenalty: number;
-  /** Penalty per character of a short non-link block. */
-  shortPenalty: number;
-}
-
-export const DEFAULT_WEIGHTS: ScoringWeights = { longBlock: 60, linkPenalty: 0.5, shortPenalty: 0.2 };
 
 export interface MainContent {
   container: TNode;
   blocks: Block[];
+  route: 'broad' | 'article';
 }
 
-/** Value of one block towards the element that holds it. */
-export function blockValue(b: Block, w: ScoringWeights): number {
-  if (b.chars === 0) return 0;
-  const own = b.chars - b.linkChars;
-  if (b.linkChars / b.chars > 0.5) return -b.chars * w.linkPenalty;
-  if (own >= w.longBlock) return own;
-  return -own * w.shortPenalty;
+export interface RouteThresholds {
+  /** Pages marked up as articles take Readability's result when it covers this share of the broad text. */
+  articleCover: number;
+  /** Other pages take it when it holds this share of the running text (long paragraphs). */
+  proseCover: number;
+  /** Non-link characters from which a block counts as running text. */
+  proseBlock: number;
 }
 
-/** Marks furniture, then picks the highest-value element and returns its blocks. */
-export function findMainContent(root: TNode, weights: ScoringWeights = DEFAULT_WEIGHTS): MainContent {
-  markFurniture(root);
-  const all = collectBlocks(root);
-  const score = new Map<TNode, number>();
-  for (const b of all) {
-    const v = blockValue(b, weights);
-    for (let n: TNode | null = b.owner; n; n = n.parent) score.set(n, (score.get(n) ?? 0) + v);
+export const DEFAULT_THRESHOLDS: RouteThresholds = { articleCover: 0.1, proseCover: 0.6, proseBlock: 150 };
+
+/** Picks the main content of a page whose tree was built from `doc`; `doc` is mutated when Readability runs. */
+export function findMainContent(
+  doc: DomDocument,
+  root: TNode,
+  kind: PageKind,
+  nodes: readonly TNode[],
+  thresholds: RouteThresholds = DEFAULT_THRESHOLDS,
+): MainContent {
+  const furniture = { maxShare: 0.5, keepComments: kind === 'forum' || kind === 'product' };
+  markFurniture(root, furniture);
+  const container = broadContainer(root, nodes);
+  const blocks = collectBlocks(container);
+  const broad: MainContent = { container, blocks, route: 'broad' };
+  if (kind !== 'article' && kind !== 'other' && kind !== 'product') return broad;
+  // Without running text there is nothing Readability could be right about, and it is the slow part.
+  const prose = blocks.filter((b) => b.chars - b.linkChars >= thresholds.proseBlock && b.linkChars < 0.3 * b.chars);
+  if (kind !== 'article' && prose.length === 0) return broad;
+  // Furniture leaves the DOM before Readability sees it, so both routes share one idea of what furniture is.
+  for (const n of nodes) if (n.removed && !n.parent?.removed) n.el.remove();
+  const article = readabilityTree(doc);
+  if (!article) return broad;
+  markFurniture(article, furniture);
+  const articleBlocks = collectBlocks(article);
+  const articleWords = wordBag(articleBlocks.map((b) => b.text));
+  const chosen: MainContent = { container: article, blocks: articleBlocks, route: 'article' };
+  if (kind === 'article') {
+    const broadWords = words(blocks.map((b) => b.text));
+    return overlap(articleWords, broadWords) >= thresholds.articleCover * broadWords.length ? chosen : broad;
   }
-  let best = root;
-  let bestScore = -Infinity;
-  for (const [node, s] of score) {
-    if (s > bestScore || (s === bestScore && node.depth < best.depth)) {
-      best = node;
-      bestScore = s;
+  const proseWords = words(prose.map((b) => b.text));
+  return overlap(articleWords, proseWords) >= thresholds.proseCover * proseWords.length ? chosen : broad;
+}
+
+/** The first sizeable <main> (or role=main) outside furniture, else the whole tree. */
+function broadContainer(root: TNode, nodes: readonly TNode[]): TNode {
+  for (const n of nodes) {
+    if ((n.tag === 'main' || n.el.getAttribute('role') === 'main') && n.chars > 200 && !isRemoved(n)) return n;
+  }
+  return root;
+}
+
+function isRemoved(node: TNode): boolean {
+  for (let n: TNode | null = node; n; n = n.parent) if (n.removed) return true;
+  return false;
+}
+
+function words(texts: readonly string[]): string[] {
+  return texts.join(' ').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+}
+
+function wordBag(texts: readonly string[]): Map<string, number> {
+  const bag = new Map<string, number>();
+  for (const w of words(texts)) bag.set(w, (bag.get(w) ?? 0) + 1);
+  return bag;
+}
+
+/** How many of `list`'s words the bag can match, each bag word used at most as often as it occurs. */
+function overlap(bag: Map<string, number>, list: readonly string[]): number {
+  const left = new Map(bag);
+  let n = 0;
+  for (const w of list) {
+    const c = left.get(w) ?? 0;
+    if (c > 0) {
+      n++;
+      left.set(w, c - 1);
     }
   }
-  const inside = all.filter((b) => isInside(b.owner, best));
-  return { container: best, blocks: inside };
-}
-
-function isInside(node: TNode, ancestor: TNode): boolean {
-  for (let n: TNode | null = node; n; n = n.parent) if (n === ancestor) return true;
-  return false;
+  return n;
 }

@@ -10,12 +10,13 @@ export interface PageMetadata {
   baseHref: string;
   ogTitle: string;
   ogType: string;
+  generator: string;
   jsonLd: string[];
 }
 
 /** Reads the metadata in one pass over the document; <svg> titles and body text are skipped. */
 export function readMetadata(doc: DomDocument): PageMetadata {
-  const meta: PageMetadata = { title: '', metaDescription: '', canonical: '', lang: '', baseHref: '', ogTitle: '', ogType: '', jsonLd: [] };
+  const meta: PageMetadata = { title: '', metaDescription: '', canonical: '', lang: '', baseHref: '', ogTitle: '', ogType: '', generator: '', jsonLd: [] };
   let ogDescription = '';
   let contentLanguage = '';
   const root = doc.documentElement;
@@ -36,6 +37,7 @@ export function readMetadata(doc: DomDocument): PageMetadata {
         else if (key === 'og:description' && !ogDescription) ogDescription = content;
         else if (key === 'og:title' && !meta.ogTitle) meta.ogTitle = content;
         else if (key === 'og:type' && !meta.ogType) meta.ogType = content.toLowerCase();
+        else if (key === 'generator' && !meta.generator) meta.generator = content;
         const equiv = (el.getAttribute('http-equiv') ?? '').toLowerCase();
         if (equiv === 'content-language' && !contentLanguage) contentLanguage = content;
         return false;

@@ -22,21 +22,20 @@ export interface TNode {
 
 // Elements whose content is never visible text on the page.
 const SKIP = new Set([
-  'head', 'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'meta', 'link',
+  'head', 'script', 'style', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'meta', 'link',
   'select', 'option', 'input', 'textarea', 'button', 'map', 'audio', 'video', 'source', 'track', 'datalist', 'dialog',
 ]);
 
 const MAX_DEPTH = 400;
+const NOSCRIPT_MIN_CHARS = 500;
 
-/** Tags whose content is never shown by a browser or that only carry controls. */
-export function isSkippedTag(tag: string): boolean {
-  return SKIP.has(tag);
-}
-
-/** Builds the tree under the document's root element (body and anything a broken page left beside it). */
-export function buildTree(doc: DomDocument): { root: TNode; nodes: TNode[] } {
-  const rootEl = (doc.documentElement ?? doc) as DomElement;
-  const root = makeNode(rootEl, 'html', null, 0);
+/**
+ * Builds the tree under the document's root element (body and anything a broken page left beside it), or under
+ * any element.
+ */
+export function buildTree(from: DomDocument | DomElement): { root: TNode; nodes: TNode[] } {
+  const rootEl = ('documentElement' in from ? (from.documentElement ?? from) : from) as DomElement;
+  const root = makeNode(rootEl, tagOf(rootEl) || 'html', null, 0);
   const nodes: TNode[] = [root];
   const stack: [DomNode, TNode][] = [];
   pushKids(stack, rootEl, root);
@@ -70,6 +69,9 @@ export function buildTree(doc: DomDocument): { root: TNode; nodes: TNode[] } {
     }
     node.chars = chars;
     node.linkChars = node.tag === 'a' ? chars : linkChars;
+    // <noscript> is invisible in a browser, except that shells like Discourse's put the whole crawler view of the
+    // page there; small ones (tracking pixels, "enable JavaScript") stay out.
+    if (node.tag === 'noscript' && chars < NOSCRIPT_MIN_CHARS) node.removed = true;
   }
   return { root, nodes };
 }
@@ -108,7 +110,8 @@ function visibleLength(text: string): number {
 }
 
 function isHidden(el: DomElement): boolean {
-  if (el.hasAttribute('hidden')) return true;
+  // React streaming SSR parks resolved content in <div hidden id="S:0"> until its script moves it into place.
+  if (el.hasAttribute('hidden') && !/^S:/.test(el.getAttribute('id') ?? '')) return true;
   if (el.getAttribute('aria-hidden') === 'true') return true;
   const style = el.getAttribute('style');
   if (style && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style)) return true;
