@@ -1,25 +1,30 @@
 /**
- * `npm run bench -- extraction [--dataset DIR] [--per-type N]`: main-content F1 and time per page of our extractor
- * against Readability.js on linkedom, side by side in one process, scored with each dataset's published scorer
- * (ports in bench/lib/extraction-scorers.ts). Without --dataset it runs ../shared/datasets/zyte-aeb and wcxb-dev;
- * with it, any folder in the WCXB layout, and the last line reads `extraction F1 <ours> vs <readability> on <N> pages`.
+ * `npm run bench -- extraction [--dataset DIR] [--per-type N] [--workers N]`: main-content F1 and time per page of
+ * our extractor against Readability.js on linkedom, side by side in one process, scored with each dataset's
+ * published scorer (ports in bench/lib/extraction-scorers.ts). Without --dataset it runs ../shared/datasets/zyte-aeb
+ * and wcxb-dev; with it, any folder in the WCXB layout, and the last line reads
+ * `extraction F1 <ours> vs <readability> on <N> pages`. Pages are shared among worker threads (default: one per
+ * core, at most 2); each worker times both extractors on every page it gets, alternating which runs first.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { datasetsRoot, loadWcxb, loadZyte } from './lib/extraction-datasets.ts';
-import { type Row, formatTable, runBoth, wcxbRows, zyteRow } from './lib/extraction-run.ts';
+import { type Row, formatTable, runBothParallel, wcxbRows, zyteRow } from './lib/extraction-run.ts';
 
 interface Args {
   dataset: string | null;
   perType: number;
+  workers: number;
 }
 
 function parseArgs(args: readonly string[]): Args {
-  const out: Args = { dataset: null, perType: Infinity };
+  const out: Args = { dataset: null, perType: Infinity, workers: Math.min(2, availableParallelism()) };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === '--dataset') out.dataset = args[++i] ?? null;
     else if (a === '--per-type') out.perType = Number(args[++i]);
+    else if (a === '--workers') out.workers = Math.max(1, Number(args[++i]) || 1);
   }
   return out;
 }
@@ -28,15 +33,17 @@ function log(text: string): void {
   process.stdout.write(`${text}\n`);
 }
 
-function wcxb(name: string, dir: string, perType: number): Row[] {
-  const pages = loadWcxb(dir, perType);
-  const results = runBoth(pages.map((p) => ({ id: p.id, url: p.url, pageType: p.pageType, html: p.html })));
+async function wcxb(name: string, dir: string, args: Args): Promise<Row[]> {
+  const pages = loadWcxb(dir, args.perType);
+  const inputs = pages.map((p) => ({ id: p.id, url: p.url, pageType: p.pageType, html: p.html }));
+  const results = await runBothParallel(inputs, args.workers);
   return wcxbRows(name, pages.map((p) => p.mainContent), results);
 }
 
-function zyte(dir: string): Row {
+async function zyte(dir: string, args: Args): Promise<Row> {
   const pages = loadZyte(dir);
-  const results = runBoth(pages.map((p) => ({ id: p.id, url: p.url, pageType: 'article', html: p.html })));
+  const inputs = pages.map((p) => ({ id: p.id, url: p.url, pageType: 'article', html: p.html }));
+  const results = await runBothParallel(inputs, args.workers);
   return zyteRow('zyte-aeb', pages.map((p) => p.articleBody), results);
 }
 
@@ -45,14 +52,14 @@ export async function run(argv: string[]): Promise<void> {
   if (args.dataset) {
     const dir = resolve(args.dataset);
     if (!existsSync(join(dir, 'html'))) throw new Error(`no html/ folder in ${dir}`);
-    const rows = wcxb(basename(dir), dir, args.perType);
+    const rows = await wcxb(basename(dir), dir, args);
     log(formatTable(rows));
     const all = rows[rows.length - 1] as Row;
     log(`extraction F1 ${all.f1Ours.toFixed(3)} vs ${all.f1Reference.toFixed(3)} on ${all.n} pages`);
     return;
   }
   const root = datasetsRoot();
-  const rows = [zyte(join(root, 'zyte-aeb')), ...wcxb('wcxb-dev', join(root, 'wcxb-dev'), args.perType)];
+  const rows = [await zyte(join(root, 'zyte-aeb'), args), ...(await wcxb('wcxb-dev', join(root, 'wcxb-dev'), args))];
   log(formatTable(rows));
   const z = rows[0] as Row;
   const w = rows[rows.length - 1] as Row;

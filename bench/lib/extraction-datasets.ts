@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
 export interface ZytePage {
@@ -26,7 +27,7 @@ export interface WcxbPage {
 
 /** Absolute path of ../shared/datasets, beside the repository checkout. */
 export function datasetsRoot(): string {
-  return new URL('../../../shared/datasets/', import.meta.url).pathname;
+  return fileURLToPath(new URL('../../../shared/datasets/', import.meta.url));
 }
 
 /** Decodes page bytes as UTF-8, falling back to windows-1252 for the odd legacy page. */

@@ -2,6 +2,7 @@
  * Runs our extractor and the reference (Readability.js on linkedom) over dataset pages, interleaved and timed in
  * the same process, and scores both with the dataset's published scorer.
  */
+import { Worker } from 'node:worker_threads';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { extract } from '../../src/engine/analysis/extract/index.ts';
@@ -72,6 +73,36 @@ export function runBoth(pages: readonly PageInput[], warmup = 8): ScoredPage[] {
     return { pageType: p.pageType, ours, reference, msOurs, msReference };
   });
 }
+
+/**
+ * `runBoth` spread over worker threads: pages are dealt round-robin, each worker times both extractors on its own
+ * pages (so every timing still compares the two under the same conditions), and results come back in page order.
+ */
+export async function runBothParallel(pages: readonly PageInput[], workers: number): Promise<ScoredPage[]> {
+  if (workers <= 1 || pages.length < 2 * workers) return runBoth(pages);
+  const shards = Array.from({ length: workers }, (_, w) => pages.filter((_, i) => i % workers === w));
+  const results = await Promise.all(
+    shards.map(
+      (shard) =>
+        new Promise<ScoredPage[]>((resolve, reject) => {
+          const worker = new Worker(WORKER_BOOT, { eval: true, workerData: new URL('./extraction-worker.ts', import.meta.url).href });
+          worker.once('message', (r: ScoredPage[]) => {
+            resolve(r);
+            void worker.terminate();
+          });
+          worker.once('error', reject);
+          worker.postMessage(shard);
+        }),
+    ),
+  );
+  return pages.map((_, i) => results[i % workers]?.[Math.floor(i / workers)] as ScoredPage);
+}
+
+// Worker threads do not inherit the tsx loader, so the worker registers it before importing the TypeScript entry.
+const WORKER_BOOT = `
+const { workerData } = require('node:worker_threads');
+import('tsx/esm/api').then(({ register }) => { register(); return import(workerData); });
+`;
 
 export interface Row {
   dataset: string;

@@ -109,10 +109,26 @@ function visibleLength(text: string): number {
   return n;
 }
 
+// Utility classes that hide an element (Bootstrap, Tailwind, WordPress, IPS), and the responsive ones that show it
+// again from some breakpoint up ("hidden md:block", "d-none d-lg-flex"), which a desktop rendering would show.
+const HIDING_CLASS = /^(?:d-none|hidden|hide|is-hidden|ipshide|sr-only|visually-hidden|visuallyhidden|screen-reader-text|screen-reader-only|u-hidden)$/;
+const SHOWING_CLASS = /^(?:sm|md|lg|xl|2xl):|^d-(?:sm|md|lg|xl|xxl)-/;
+
+function hiddenByClass(cls: string): boolean {
+  let hides = false;
+  for (const token of cls.toLowerCase().split(/\s+/)) {
+    if (SHOWING_CLASS.test(token)) return false;
+    if (HIDING_CLASS.test(token)) hides = true;
+  }
+  return hides;
+}
+
 function isHidden(el: DomElement): boolean {
   // React streaming SSR parks resolved content in <div hidden id="S:0"> until its script moves it into place.
   if (el.hasAttribute('hidden') && !/^S:/.test(el.getAttribute('id') ?? '')) return true;
   if (el.getAttribute('aria-hidden') === 'true') return true;
+  const cls = el.getAttribute('class');
+  if (cls && hiddenByClass(cls)) return true;
   const style = el.getAttribute('style');
   if (style && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style)) return true;
   return false;
