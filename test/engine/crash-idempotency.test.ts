@@ -42,13 +42,13 @@ describe('B. idempotency across crashes (kill -9)', () => {
     tmp.cleanup();
   });
 
-  /** A widget server on the shared database: one runner slot, 1 s leases, 50 ms polling. */
+  /** A widget server on the shared database: one runner slot, 3 s leases (a busy machine must not make a live server lose its own), 50 ms polling. */
   async function server(owner: string): Promise<SpawnedServer> {
     const s = await spawnServer(
       {
         AGENT_API_DB: tmp.dbPath,
         WIDGET_PROVIDER_URL: provider.url,
-        AGENT_API_LEASE_MS: '1000',
+        AGENT_API_LEASE_MS: '3000',
         AGENT_API_POLL_MS: '50',
         AGENT_API_RUNNER_CONCURRENCY: '1',
         RUNNER_OWNER: owner,

@@ -55,7 +55,9 @@ async function setup(env: Record<string, string>): Promise<Setup> {
       AGENT_API_DB: tmp.dbPath,
       ...serp.env,
       AGENT_API_TEST_FETCH_ALLOW: web.allow,
-      AGENT_API_LEASE_MS: '600',
+      // Long enough that a busy machine does not make a live server lose its own lease (a second fetch would be counted);
+      // short next to the seconds a restart takes anyway.
+      AGENT_API_LEASE_MS: '3000',
       AGENT_API_POLL_MS: '50',
       AGENT_API_RETRY_BASE_MS: '50',
       ...env,

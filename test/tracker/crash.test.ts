@@ -59,7 +59,7 @@ afterAll(async () => {
 async function serve(): Promise<SpawnedServer> {
   const server = await spawnServer({
     AGENT_API_DB: dbPath,
-    AGENT_API_LEASE_MS: '500',
+    AGENT_API_LEASE_MS: '3000',
     AGENT_API_POLL_MS: '50',
     OPENAI_API_KEY: openai.apiKey!,
     OPENAI_BASE_URL: openai.baseUrl,
