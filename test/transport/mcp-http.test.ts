@@ -360,6 +360,8 @@ describe('MCP Streamable HTTP', () => {
       }
     });
 
-    it.todo('H.84 URL-taking tools go through the same SSRF guard: re-run E.43-E.57 via tools/call (start_optimization, save_prospect) once those tools exist');
+    // H.84's last clause (URL-taking tools go through the same SSRF guard via tools/call) is run per URL-taking tool:
+    // test/optimize/ssrf.test.ts (start_optimization) and test/prospects/ssrf.test.ts (save_prospect) send every
+    // E.43-E.59 URL over MCP as well as REST, with the canary proving no connection.
   });
 });
