@@ -45,21 +45,29 @@ export function createAnalysis() {
   const extractions = lru<Extraction>(CACHE_ENTRIES);
   const termsCache = lru<DocumentTerms>(CACHE_ENTRIES);
 
+  /** The analyzer with documents memoised by content: what the writers get, so a page they analyse again is free. */
+  const cachedAnalyzer: TermAnalyzer = {
+    analyzeDocument(doc) {
+      const key = digest(doc.language ?? '', doc.title ?? '', (doc.headings ?? []).join('\n'), doc.text);
+      let t = termsCache.get(key);
+      if (!t) {
+        t = getAnalyzer().analyzeDocument(doc);
+        termsCache.set(key, t);
+      }
+      return t;
+    },
+    analyzeCompetitors: (docs, options) => getAnalyzer().analyzeCompetitors(docs, options),
+  };
+
   function terms(extraction: Extraction, language: string): DocumentTerms {
-    const headings = extraction.headings.map((h) => h.text);
-    const key = digest(language, extraction.title, headings.join('\n'), extraction.mainText);
-    let t = termsCache.get(key);
-    if (!t) {
-      t = getAnalyzer().analyzeDocument({ text: extraction.mainText, headings, title: extraction.title, language });
-      termsCache.set(key, t);
-    }
-    return t;
+    return cachedAnalyzer.analyzeDocument({ text: extraction.mainText, headings: extraction.headings.map((h) => h.text), title: extraction.title, language });
   }
 
   return {
     get analyzer(): TermAnalyzer {
       return getAnalyzer();
     },
+    cachedAnalyzer,
     extract(html: string, url: string): Extraction {
       const key = digest(url, html);
       let e = extractions.get(key);

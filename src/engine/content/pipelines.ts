@@ -85,8 +85,8 @@ export function contentPipelines(engine: Engine): Pipeline[] {
   /** Chosen on first use so the language model loads only when content work runs. */
   const contentWriter = (): ContentWriter =>
     (writer ??= engine.providers.writer
-      ? createLlmContentWriter({ writer: limitedWriter(engine.providers.writer), analyzer: analysis.analyzer })
-      : createExtractiveWriter({ analyzer: analysis.analyzer }));
+      ? createLlmContentWriter({ writer: limitedWriter(engine.providers.writer), analyzer: analysis.cachedAnalyzer })
+      : createExtractiveWriter({ analyzer: analysis.cachedAnalyzer }));
 
   async function jobContext(ctx: StepContext | HookContext): Promise<JobContext> {
     const db = 'trx' in ctx ? ctx.trx : ctx.db;
