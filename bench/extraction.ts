@@ -4,12 +4,15 @@
  * published scorer (ports in bench/lib/extraction-scorers.ts). Without --dataset it runs ../shared/datasets/zyte-aeb
  * and wcxb-dev; with it, any folder in the WCXB layout, and the last line reads
  * `extraction F1 <ours> vs <readability> on <N> pages`. Pages are shared among worker threads (default: one per
- * core, at most 2); each worker times both extractors on every page it gets, alternating which runs first.
+ * core, at most 2); each worker times both extractors on every page it gets, alternating which runs first. The
+ * default run also prints pages/s of extraction plus term analysis on one core.
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { datasetsRoot, loadWcxb, loadZyte } from './lib/extraction-datasets.ts';
+import { extract } from '../src/engine/analysis/extract/index.ts';
+import { createTermAnalyzer } from '../src/engine/analysis/terms/index.ts';
 import { type Row, formatTable, runBothParallel, wcxbRows, zyteRow } from './lib/extraction-run.ts';
 
 interface Args {
@@ -64,4 +67,26 @@ export async function run(argv: string[]): Promise<void> {
   const z = rows[0] as Row;
   const w = rows[rows.length - 1] as Row;
   log(`zyte-aeb: F1 ${z.f1Ours.toFixed(3)} vs ${z.f1Reference.toFixed(3)}; wcxb-dev: F1 ${w.f1Ours.toFixed(3)} vs ${w.f1Reference.toFixed(3)}`);
+  log(extractAndTermsThroughput(join(root, 'zyte-aeb'), join(root, 'wcxb-dev')));
+}
+
+/**
+ * Extraction plus term analysis, one page after another on this thread (one core): the work Optimize and research
+ * do per fetched page. The raw functions, so nothing is cached.
+ */
+function extractAndTermsThroughput(zyteDir: string, wcxbDir: string): string {
+  const pages = [...loadZyte(zyteDir).map((p) => ({ url: p.url, html: p.html })), ...loadWcxb(wcxbDir, 20).map((p) => ({ url: p.url, html: p.html }))];
+  const analyzer = createTermAnalyzer();
+  const one = (p: { url: string; html: string }) => {
+    const e = extract(p.html, { url: p.url });
+    analyzer.analyzeDocument({ text: e.mainText, headings: e.headings.map((h) => h.text), title: e.title, language: e.lang || 'en' });
+  };
+  for (const p of pages.slice(0, 20)) one(p);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (const p of pages) one(p);
+  const wallS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  return `extract + terms on one core: ${(pages.length / wallS).toFixed(1)} pages/s (${((cpuMs / pages.length)).toFixed(1)} ms CPU per page, ${pages.length} pages: zyte-aeb and 20 per WCXB page type)`;
 }
