@@ -15,7 +15,16 @@ import { tempDir } from '../test/helpers/temp.ts';
 import { table } from './lib/harness.ts';
 import { startFakeLlm, type FakeLlm } from './lib/content-fake-llm.ts';
 import { ARCHIVE_PAIRS } from './lib/optimize-archive.ts';
-import { cpuShare, followUntil, loadLine, restClient, seedTenant, spawnApp, type RestClient, type Tenant } from './lib/optimize-app.ts';
+import {
+  cpuShare,
+  followUntil,
+  loadLine,
+  restClient,
+  seedTenant,
+  spawnApp,
+  type RestClient,
+  type Tenant,
+} from './lib/optimize-app.ts';
 
 /** A phase stops following jobs after this; unfinished ones are reported, not waited for. */
 const PHASE_MS = 32_000;
@@ -47,7 +56,13 @@ interface PhaseResult {
   jobsPerSecond: number;
   cpuPerJob: number | null;
   utilisation: number | null;
-  fake: { calls: Record<string, number>; total: number; avgInFlight: number; max: number; meanLatencyMs: number } | null;
+  fake: {
+    calls: Record<string, number>;
+    total: number;
+    avgInFlight: number;
+    max: number;
+    meanLatencyMs: number;
+  } | null;
 }
 
 /** `fn` run at most once; later calls share its promise. */
@@ -67,7 +82,8 @@ async function prepare(label: string, jobs: number, env: Record<string, string>,
     await app.stop();
     tmp.cleanup();
   });
-  const follow = (key: string, id: string, deadline: number) => followUntil<JobBody>(rest, `/copywriter/jobs/${id}`, key, terminal, deadline);
+  const follow = (key: string, id: string, deadline: number) =>
+    followUntil<JobBody>(rest, `/copywriter/jobs/${id}`, key, terminal, deadline);
   try {
     const warmKey = tenant.keys[jobs]!;
     const warm = await createJob(rest, tenant, warmKey, `bench-${label}-warm`, ARCHIVE_PAIRS[0]!.keyword);
@@ -86,7 +102,13 @@ async function prepare(label: string, jobs: number, env: Record<string, string>,
     const results = await Promise.all(
       Array.from({ length: jobs }, async (_, i) => {
         const key = tenant.keys[i]!;
-        const created = await createJob(rest, tenant, key, `bench-${label}-${i}`, ARCHIVE_PAIRS[i % ARCHIVE_PAIRS.length]!.keyword);
+        const created = await createJob(
+          rest,
+          tenant,
+          key,
+          `bench-${label}-${i}`,
+          ARCHIVE_PAIRS[i % ARCHIVE_PAIRS.length]!.keyword,
+        );
         const accepted = performance.now();
         try {
           const { body, at } = await follow(key, created.job_id, deadline);
@@ -110,7 +132,16 @@ async function prepare(label: string, jobs: number, env: Record<string, string>,
       jobsPerSecond: done.length / (wallMs / 1000),
       cpuPerJob: cpu === null || done.length === 0 ? null : cpu / done.length,
       utilisation: cpu === null ? null : cpu / wallMs,
-      fake: fake && busy ? { calls: fake.calls(), total: fake.total(), avgInFlight: busy.busyMs / wallMs, max: busy.max, meanLatencyMs: busy.meanLatencyMs } : null,
+      fake:
+        fake && busy
+          ? {
+              calls: fake.calls(),
+              total: fake.total(),
+              avgInFlight: busy.busyMs / wallMs,
+              max: busy.max,
+              meanLatencyMs: busy.meanLatencyMs,
+            }
+          : null,
     };
   }
   return { measure, close };
@@ -134,10 +165,23 @@ export async function run(args: string[]): Promise<void> {
   const rows: string[][] = [];
   const notes = [`before: ${loadLine(cpus().length)}; a busy thread got ${f2(share)} of a core`];
   const status = (p: PhaseResult) =>
-    [p.done < p.jobs ? `${p.jobs - p.done} unfinished at ${PHASE_MS / 1000} s` : '', p.failed ? `${p.failed} failed` : ''].filter(Boolean).join(', ') || 'all completed';
+    [
+      p.done < p.jobs ? `${p.jobs - p.done} unfinished at ${PHASE_MS / 1000} s` : '',
+      p.failed ? `${p.failed} failed` : '',
+    ]
+      .filter(Boolean)
+      .join(', ') || 'all completed';
 
   const fake = want('llm') ? await startFakeLlm({ latencyMs }) : null;
-  const llmEnv: Record<string, string> = fake ? { LLM_PROVIDER: 'openai', OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.baseUrl, OPENAI_MODEL: 'bench-model', AGENT_API_WRITER_CONCURRENCY: String(c) } : {};
+  const llmEnv: Record<string, string> = fake
+    ? {
+        LLM_PROVIDER: 'openai',
+        OPENAI_API_KEY: fake.apiKey,
+        OPENAI_BASE_URL: fake.baseUrl,
+        OPENAI_MODEL: 'bench-model',
+        AGENT_API_WRITER_CONCURRENCY: String(c),
+      }
+    : {};
   // Both apps start and warm up before anything is measured, in parallel: the warm-ups' CPU never overlaps a
   // measurement, and an idle warm app costs nothing but a poll every AGENT_API_POLL_MS.
   const t0 = performance.now();
@@ -154,10 +198,24 @@ export async function run(args: string[]): Promise<void> {
       const t1 = performance.now();
       const p = await extractive.measure();
       await extractive.close();
-      rows.push([`extractive: ${jobs} auto jobs at once, jobs/s`, f2(p.jobsPerSecond), `${f0(p.wallMs)} ms first accept→last complete`, '', '', status(p)]);
+      rows.push([
+        `extractive: ${jobs} auto jobs at once, jobs/s`,
+        f2(p.jobsPerSecond),
+        `${f0(p.wallMs)} ms first accept→last complete`,
+        '',
+        '',
+        status(p),
+      ]);
       if (p.cpuPerJob !== null) {
         rows.push(['extractive: app CPU per job', `${f0(p.cpuPerJob)} ms`, '', '', '', '']);
-        rows.push(['extractive: app CPU utilisation (CPU s / wall s)', f2(p.utilisation!), `${f2(share)} busy-thread share`, f2(p.utilisation! / share), '', '~1 = CPU-bound']);
+        rows.push([
+          'extractive: app CPU utilisation (CPU s / wall s)',
+          f2(p.utilisation!),
+          `${f2(share)} busy-thread share`,
+          f2(p.utilisation! / share),
+          '',
+          '~1 = CPU-bound',
+        ]);
         rows.push(['extractive: CPU-only bound, one idle core, jobs/s', f2(1000 / p.cpuPerJob), '', '', '', '']);
       }
       if (p.errors.length) notes.push(`extractive errors: ${p.errors.join(' | ')}`);
@@ -172,14 +230,59 @@ export async function run(args: string[]): Promise<void> {
       const callLimit = c / (latencyMs / 1000);
       const jobLimit = callLimit / Math.max(1, perJob);
       const ratio = p.jobsPerSecond / jobLimit;
-      rows.push([`llm (${latencyMs} ms, C=${c}): ${jobs} auto jobs at once, jobs/s`, f2(p.jobsPerSecond), `${f2(jobLimit)} jobs/s writer limit`, f2(ratio), '>= 0.8', ratio >= 0.8 ? `ok; ${status(p)}` : `LOW; ${status(p)}`]);
-      rows.push(['llm: writer calls per job (counted at the fake)', f2(perJob), `${f0(callLimit)} calls/s limit`, '', '', Object.entries(f.calls).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(', ')]);
-      rows.push(['llm: calls in flight at the fake, average / max', `${f2(f.avgInFlight)} / ${f.max}`, `C = ${c}`, f2(f.avgInFlight / c), '', '']);
-      rows.push(['llm: fake latency, arrival→answer (mean)', `${f0(f.meanLatencyMs)} ms`, `${latencyMs} ms`, '', '', '']);
+      rows.push([
+        `llm (${latencyMs} ms, C=${c}): ${jobs} auto jobs at once, jobs/s`,
+        f2(p.jobsPerSecond),
+        `${f2(jobLimit)} jobs/s writer limit`,
+        f2(ratio),
+        '>= 0.8',
+        ratio >= 0.8 ? `ok; ${status(p)}` : `LOW; ${status(p)}`,
+      ]);
+      rows.push([
+        'llm: writer calls per job (counted at the fake)',
+        f2(perJob),
+        `${f0(callLimit)} calls/s limit`,
+        '',
+        '',
+        Object.entries(f.calls)
+          .filter(([, n]) => n)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', '),
+      ]);
+      rows.push([
+        'llm: calls in flight at the fake, average / max',
+        `${f2(f.avgInFlight)} / ${f.max}`,
+        `C = ${c}`,
+        f2(f.avgInFlight / c),
+        '',
+        '',
+      ]);
+      rows.push([
+        'llm: fake latency, arrival→answer (mean)',
+        `${f0(f.meanLatencyMs)} ms`,
+        `${latencyMs} ms`,
+        '',
+        '',
+        '',
+      ]);
       if (p.cpuPerJob !== null) {
         rows.push(['llm: app CPU per job', `${f0(p.cpuPerJob)} ms`, '', '', '', '']);
-        rows.push(['llm: app CPU utilisation (CPU s / wall s)', f2(p.utilisation!), `${f2(share)} busy-thread share`, f2(p.utilisation! / share), '', '~1 = CPU-bound']);
-        rows.push(['llm: CPU-only bound, one idle core, jobs/s', f2(1000 / p.cpuPerJob), `${f2(jobLimit)} writer limit`, f2(1000 / p.cpuPerJob / jobLimit), '', '']);
+        rows.push([
+          'llm: app CPU utilisation (CPU s / wall s)',
+          f2(p.utilisation!),
+          `${f2(share)} busy-thread share`,
+          f2(p.utilisation! / share),
+          '',
+          '~1 = CPU-bound',
+        ]);
+        rows.push([
+          'llm: CPU-only bound, one idle core, jobs/s',
+          f2(1000 / p.cpuPerJob),
+          `${f2(jobLimit)} writer limit`,
+          f2(1000 / p.cpuPerJob / jobLimit),
+          '',
+          '',
+        ]);
       }
       if (p.errors.length) notes.push(`llm errors: ${p.errors.join(' | ')}`);
       notes.push(`llm phase ${f2((performance.now() - t1) / 1000)} s`);

@@ -40,14 +40,22 @@ async function wcxb(name: string, dir: string, args: Args): Promise<Row[]> {
   const pages = loadWcxb(dir, args.perType);
   const inputs = pages.map((p) => ({ id: p.id, url: p.url, pageType: p.pageType, html: p.html }));
   const results = await runBothParallel(inputs, args.workers);
-  return wcxbRows(name, pages.map((p) => p.mainContent), results);
+  return wcxbRows(
+    name,
+    pages.map((p) => p.mainContent),
+    results,
+  );
 }
 
 async function zyte(dir: string, args: Args): Promise<Row> {
   const pages = loadZyte(dir);
   const inputs = pages.map((p) => ({ id: p.id, url: p.url, pageType: 'article', html: p.html }));
   const results = await runBothParallel(inputs, args.workers);
-  return zyteRow('zyte-aeb', pages.map((p) => p.articleBody), results);
+  return zyteRow(
+    'zyte-aeb',
+    pages.map((p) => p.articleBody),
+    results,
+  );
 }
 
 export async function run(argv: string[]): Promise<void> {
@@ -66,7 +74,9 @@ export async function run(argv: string[]): Promise<void> {
   log(formatTable(rows));
   const z = rows[0] as Row;
   const w = rows[rows.length - 1] as Row;
-  log(`zyte-aeb: F1 ${z.f1Ours.toFixed(3)} vs ${z.f1Reference.toFixed(3)}; wcxb-dev: F1 ${w.f1Ours.toFixed(3)} vs ${w.f1Reference.toFixed(3)}`);
+  log(
+    `zyte-aeb: F1 ${z.f1Ours.toFixed(3)} vs ${z.f1Reference.toFixed(3)}; wcxb-dev: F1 ${w.f1Ours.toFixed(3)} vs ${w.f1Reference.toFixed(3)}`,
+  );
   log(extractAndTermsThroughput(join(root, 'zyte-aeb'), join(root, 'wcxb-dev')));
 }
 
@@ -75,11 +85,19 @@ export async function run(argv: string[]): Promise<void> {
  * do per fetched page. The raw functions, so nothing is cached.
  */
 function extractAndTermsThroughput(zyteDir: string, wcxbDir: string): string {
-  const pages = [...loadZyte(zyteDir).map((p) => ({ url: p.url, html: p.html })), ...loadWcxb(wcxbDir, 20).map((p) => ({ url: p.url, html: p.html }))];
+  const pages = [
+    ...loadZyte(zyteDir).map((p) => ({ url: p.url, html: p.html })),
+    ...loadWcxb(wcxbDir, 20).map((p) => ({ url: p.url, html: p.html })),
+  ];
   const analyzer = createTermAnalyzer();
   const one = (p: { url: string; html: string }) => {
     const e = extract(p.html, { url: p.url });
-    analyzer.analyzeDocument({ text: e.mainText, headings: e.headings.map((h) => h.text), title: e.title, language: e.lang || 'en' });
+    analyzer.analyzeDocument({
+      text: e.mainText,
+      headings: e.headings.map((h) => h.text),
+      title: e.title,
+      language: e.lang || 'en',
+    });
   };
   for (const p of pages.slice(0, 20)) one(p);
   const cpu0 = process.cpuUsage();
@@ -88,5 +106,5 @@ function extractAndTermsThroughput(zyteDir: string, wcxbDir: string): string {
   const wallS = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const cpuMs = (cpu.user + cpu.system) / 1000;
-  return `extract + terms on one core: ${(pages.length / wallS).toFixed(1)} pages/s (${((cpuMs / pages.length)).toFixed(1)} ms CPU per page, ${pages.length} pages: zyte-aeb and 20 per WCXB page type)`;
+  return `extract + terms on one core: ${(pages.length / wallS).toFixed(1)} pages/s (${(cpuMs / pages.length).toFixed(1)} ms CPU per page, ${pages.length} pages: zyte-aeb and 20 per WCXB page type)`;
 }

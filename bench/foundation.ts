@@ -23,7 +23,6 @@ import type { Pipeline } from '../src/engine/runner/types.ts';
 import { tempDir } from '../test/helpers/temp.ts';
 import { median, processCpuMs, spawnJsonServer, table } from './lib/harness.ts';
 
-
 async function seed(dbPath: string, keys: number) {
   const config = loadConfig({ AGENT_API_DB: dbPath, AGENT_API_LOG_LEVEL: 'silent' });
   const app = await createApp({ config, logger: createLogger('silent') });
@@ -32,11 +31,16 @@ async function seed(dbPath: string, keys: number) {
   const org = await createOrganisation(db, { name: 'bench', plan: 'agency', subscription: 'active' }, now);
   const apiKeys: string[] = [];
   await immediate(db, async (trx) => {
-    for (let i = 0; i < keys; i++) apiKeys.push((await issueApiKey(trx, { orgId: org.id, scopes: SCOPES }, now)).apiKey);
+    for (let i = 0; i < keys; i++)
+      apiKeys.push((await issueApiKey(trx, { orgId: org.id, scopes: SCOPES }, now)).apiKey);
     // A realistic ledger: a week of settled work for this organisation.
     for (let i = 0; i < 2_000; i++) {
       const id = randomUUID();
-      await insertReservation(trx, { orgId: org.id, operation: 'optimize_page', resourceKind: 'bench', resourceId: id, units: 1 }, now - i * 300_000);
+      await insertReservation(
+        trx,
+        { orgId: org.id, operation: 'optimize_page', resourceKind: 'bench', resourceId: id, units: 1 },
+        now - i * 300_000,
+      );
       await settleReservation(trx, 'bench', id, i % 3 ? 'charged' : 'released', now);
     }
   });
@@ -54,7 +58,14 @@ function cannon(url: string, headers: () => Record<string, string>, seconds: num
         url,
         connections: 16,
         duration: seconds,
-        requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, headers: { ...(req.headers as object), ...headers() } }) }],
+        requests: [
+          {
+            setupRequest: (req: Record<string, unknown>) => ({
+              ...req,
+              headers: { ...(req.headers as object), ...headers() },
+            }),
+          },
+        ],
       },
       (err, res) => (err ? reject(err) : resolve(res)),
     );
@@ -91,7 +102,12 @@ async function interleave(a: Side, b: Side) {
   }
   const view = (name: string) => {
     const t = totals.get(name)!;
-    return { perSecond: t.ops / ((ROUNDS * ROUND_MS) / 1000), p99: median(t.p99), cpuUsPerOp: (t.cpuMs * 1000) / Math.max(1, t.ops), errors: t.errors };
+    return {
+      perSecond: t.ops / ((ROUNDS * ROUND_MS) / 1000),
+      p99: median(t.p99),
+      cpuUsPerOp: (t.cpuMs * 1000) / Math.max(1, t.ops),
+      errors: t.errors,
+    };
   };
   return { a: view(a.name), b: view(b.name) };
 }
@@ -115,7 +131,9 @@ async function restBench(dbPath: string, orgId: string, apiKeys: string[]) {
     let i = 0;
     const r = await interleave(
       httpSide('bare', bare.pid, `http://127.0.0.1:${bare.port}/usage`, () => ({})),
-      httpSide('ours', ours.pid, `http://127.0.0.1:${ours.port}/api/agent/v1/usage`, () => ({ authorization: `Bearer ${apiKeys[i++ % apiKeys.length]}` })),
+      httpSide('ours', ours.pid, `http://127.0.0.1:${ours.port}/api/agent/v1/usage`, () => ({
+        authorization: `Bearer ${apiKeys[i++ % apiKeys.length]}`,
+      })),
     );
     return { bare: r.a, ours: r.b };
   } finally {
@@ -124,11 +142,21 @@ async function restBench(dbPath: string, orgId: string, apiKeys: string[]) {
   }
 }
 
-async function mcpSide(name: string, pid: number, port: number, keys: string[], lanes: number): Promise<Side & { close(): Promise<void> }> {
+async function mcpSide(
+  name: string,
+  pid: number,
+  port: number,
+  keys: string[],
+  lanes: number,
+): Promise<Side & { close(): Promise<void> }> {
   const clients: Client[] = [];
   for (const key of keys) {
     const client = new Client({ name: 'bench', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: key ? { Authorization: `Bearer ${key}` } : {} } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+        requestInit: { headers: key ? { Authorization: `Bearer ${key}` } : {} },
+      }),
+    );
     clients.push(client);
   }
   let next = 0;
@@ -164,7 +192,13 @@ async function mcpBench(dbPath: string, orgId: string, apiKeys: string[]) {
   const ours = await spawnJsonServer('bench/lib/app-server.ts', env);
   const sessions = 150;
   try {
-    const base = await mcpSide('minimal', minimal.pid, minimal.port, Array.from({ length: sessions }, () => ''), 16);
+    const base = await mcpSide(
+      'minimal',
+      minimal.pid,
+      minimal.port,
+      Array.from({ length: sessions }, () => ''),
+      16,
+    );
     const mine = await mcpSide('ours', ours.pid, ours.port, apiKeys.slice(0, sessions), 16);
     const r = await interleave(base, mine);
     await base.close();
@@ -179,12 +213,26 @@ async function mcpBench(dbPath: string, orgId: string, apiKeys: string[]) {
 async function runnerBench(jobs: number) {
   // Ours: the durable runner with a one-step pipeline whose step does nothing.
   const t1 = tempDir('agent-api-bench-');
-  const config = loadConfig({ AGENT_API_DB: t1.dbPath, AGENT_API_LOG_LEVEL: 'silent', AGENT_API_RUNNER_CONCURRENCY: '8' });
-  const noop: Pipeline = { kind: 'bench', steps: [{ name: 'noop', run: async () => null }], onComplete: async () => undefined, onFail: async () => undefined };
+  const config = loadConfig({
+    AGENT_API_DB: t1.dbPath,
+    AGENT_API_LOG_LEVEL: 'silent',
+    AGENT_API_RUNNER_CONCURRENCY: '8',
+  });
+  const noop: Pipeline = {
+    kind: 'bench',
+    steps: [{ name: 'noop', run: async () => null }],
+    onComplete: async () => undefined,
+    onFail: async () => undefined,
+  };
   const app = await createApp({ config, logger: createLogger('silent'), pipelines: () => [noop] });
-  const org = await createOrganisation(app.database.db, { name: 'bench', plan: 'agency', subscription: 'active' }, Date.now());
+  const org = await createOrganisation(
+    app.database.db,
+    { name: 'bench', plan: 'agency', subscription: 'active' },
+    Date.now(),
+  );
   await immediate(app.database.db, async (trx) => {
-    for (let i = 0; i < jobs; i++) await insertRun(trx, { kind: 'bench', resourceId: randomUUID(), orgId: org.id, maxAttempts: 3 }, Date.now());
+    for (let i = 0; i < jobs; i++)
+      await insertRun(trx, { kind: 'bench', resourceId: randomUUID(), orgId: org.id, maxAttempts: 3 }, Date.now());
   });
   let t = performance.now();
   await app.engine.runner.runUntilIdle();
@@ -204,7 +252,9 @@ async function runnerBench(jobs: number) {
   raw.transaction(() => {
     for (let i = 0; i < jobs; i++) ins.run(randomUUID(), Date.now());
   })();
-  const claim = raw.prepare(`update jobs set lease_owner = ?, lease_expires_at = ? where id = (select id from jobs where state = 'pending' and run_after <= ? and (lease_expires_at is null or lease_expires_at <= ?) order by run_after limit 1) returning id`);
+  const claim = raw.prepare(
+    `update jobs set lease_owner = ?, lease_expires_at = ? where id = (select id from jobs where state = 'pending' and run_after <= ? and (lease_expires_at is null or lease_expires_at <= ?) order by run_after limit 1) returning id`,
+  );
   const done = raw.prepare(`update jobs set state = 'done', lease_owner = null where id = ? and lease_owner = ?`);
   t = performance.now();
   for (;;) {
@@ -228,20 +278,56 @@ export async function run(args: string[]): Promise<void> {
     const rows: string[][] = [];
     if (want('rest')) {
       const r = await restBench(tmp.dbPath, orgId, apiKeys);
-      rows.push(['REST GET /usage req/s', r.ours.perSecond.toFixed(0), r.bare.perSecond.toFixed(0), (r.ours.perSecond / r.bare.perSecond).toFixed(2), '>= 0.5']);
-      rows.push(['REST GET /usage p99 ms (median of rounds)', r.ours.p99.toFixed(1), r.bare.p99.toFixed(1), (r.bare.p99 / Math.max(0.1, r.ours.p99)).toFixed(2), '(bare/ours)']);
-      rows.push(['REST server CPU µs per request', r.ours.cpuUsPerOp.toFixed(0), r.bare.cpuUsPerOp.toFixed(0), (r.bare.cpuUsPerOp / r.ours.cpuUsPerOp).toFixed(2), '(bare/ours)']);
+      rows.push([
+        'REST GET /usage req/s',
+        r.ours.perSecond.toFixed(0),
+        r.bare.perSecond.toFixed(0),
+        (r.ours.perSecond / r.bare.perSecond).toFixed(2),
+        '>= 0.5',
+      ]);
+      rows.push([
+        'REST GET /usage p99 ms (median of rounds)',
+        r.ours.p99.toFixed(1),
+        r.bare.p99.toFixed(1),
+        (r.bare.p99 / Math.max(0.1, r.ours.p99)).toFixed(2),
+        '(bare/ours)',
+      ]);
+      rows.push([
+        'REST server CPU µs per request',
+        r.ours.cpuUsPerOp.toFixed(0),
+        r.bare.cpuUsPerOp.toFixed(0),
+        (r.bare.cpuUsPerOp / r.ours.cpuUsPerOp).toFixed(2),
+        '(bare/ours)',
+      ]);
       if (r.ours.errors) rows.push(['REST non-2xx answers (ours)', String(r.ours.errors), '', '', '']);
     }
     if (want('mcp')) {
       const m = await mcpBench(tmp.dbPath, orgId, apiKeys);
-      rows.push(['MCP tools/call get_usage calls/s', m.mine.perSecond.toFixed(0), m.base.perSecond.toFixed(0), (m.mine.perSecond / m.base.perSecond).toFixed(2), '>= 0.8']);
-      rows.push(['MCP server CPU µs per call', m.mine.cpuUsPerOp.toFixed(0), m.base.cpuUsPerOp.toFixed(0), (m.base.cpuUsPerOp / m.mine.cpuUsPerOp).toFixed(2), '(minimal/ours)']);
+      rows.push([
+        'MCP tools/call get_usage calls/s',
+        m.mine.perSecond.toFixed(0),
+        m.base.perSecond.toFixed(0),
+        (m.mine.perSecond / m.base.perSecond).toFixed(2),
+        '>= 0.8',
+      ]);
+      rows.push([
+        'MCP server CPU µs per call',
+        m.mine.cpuUsPerOp.toFixed(0),
+        m.base.cpuUsPerOp.toFixed(0),
+        (m.base.cpuUsPerOp / m.mine.cpuUsPerOp).toFixed(2),
+        '(minimal/ours)',
+      ]);
       if (m.mine.errors) rows.push(['MCP tool errors (ours)', String(m.mine.errors), '', '', '']);
     }
     if (want('runner')) {
       const r = await runnerBench(3_000);
-      rows.push(['Runner one-step jobs/s', r.oursPerSecond.toFixed(0), r.rawPerSecond.toFixed(0), (r.oursPerSecond / r.rawPerSecond).toFixed(2), '>= 0.25']);
+      rows.push([
+        'Runner one-step jobs/s',
+        r.oursPerSecond.toFixed(0),
+        r.rawPerSecond.toFixed(0),
+        (r.oursPerSecond / r.rawPerSecond).toFixed(2),
+        '>= 0.25',
+      ]);
     }
     process.stdout.write(table(['measure', 'ours', 'baseline', 'ratio', 'goal'], rows));
   } finally {

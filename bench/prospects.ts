@@ -40,7 +40,12 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Times `fn` alternately on two subjects (so drift and GC hit both), after a warm-up; answers sorted ms per call. */
-async function timeAlternating(n: number, a: () => unknown, b: () => unknown, warmup = 200): Promise<{ a: number[]; b: number[] }> {
+async function timeAlternating(
+  n: number,
+  a: () => unknown,
+  b: () => unknown,
+  warmup = 200,
+): Promise<{ a: number[]; b: number[] }> {
   for (let i = 0; i < warmup; i++) {
     await a();
     await b();
@@ -71,9 +76,21 @@ export async function run(args: string[]): Promise<void> {
     const raw = app.database.raw;
     const now = Date.now();
     const org = await createOrganisation(db, { name: 'bench', plan: 'agency', subscription: 'active' }, now);
-    const principal: Principal = { orgId: org.id, keyId: 'bench', scopes: expandScopes(['prospector:write']), plan: 'agency', subscriptionActive: true, ratePerMinute: 120 };
+    const principal: Principal = {
+      orgId: org.id,
+      keyId: 'bench',
+      scopes: expandScopes(['prospector:write']),
+      plan: 'agency',
+      subscriptionActive: true,
+      ratePerMinute: 120,
+    };
     const call = async (op: AnyOperation, input: Record<string, unknown>, key = true) => {
-      const r = await invokeOperation(engine, op, { principal, input, idempotencyKeys: key ? [randomUUID()] : null, requestId: 'bench' });
+      const r = await invokeOperation(engine, op, {
+        principal,
+        input,
+        idempotencyKeys: key ? [randomUUID()] : null,
+        requestId: 'bench',
+      });
       if (r.status >= 300) throw new Error(`${op.name} answered ${r.status}: ${JSON.stringify(r.body)}`);
       return r.body as Record<string, string>;
     };
@@ -96,7 +113,17 @@ export async function run(args: string[]): Promise<void> {
         counts.set(status, counts.get(status)! + 1);
         const n = normalizeProspectUrl(`https://site${i}.example.com/page`);
         if (!n.ok) throw new Error(n.reason);
-        ins.run(randomUUID(), lists.big, org.id, clients.big, n.value.canonical, n.value.dedupeKey, status, now - itemCount + i, now - itemCount + i);
+        ins.run(
+          randomUUID(),
+          lists.big,
+          org.id,
+          clients.big,
+          n.value.canonical,
+          n.value.dedupeKey,
+          status,
+          now - itemCount + i,
+          now - itemCount + i,
+        );
       }
       const set = PROSPECT_STATUSES.map((s) => `count_${s} = ${counts.get(s)}`).join(', ');
       raw.prepare(`UPDATE prospect_lists SET ${set} WHERE id = ?`).run(lists.big);
@@ -108,13 +135,23 @@ export async function run(args: string[]): Promise<void> {
     const saveRun = async (client: string, list: string, tag: string) => {
       const start = performance.now();
       for (let i = 0; i < saves; i++) {
-        await call(saveProspect, { client_id: client, list_id: list, url: `https://www.new-${tag}-${i}.example.org/post/?utm_source=bench&id=${i}`, notes: 'bench' });
+        await call(saveProspect, {
+          client_id: client,
+          list_id: list,
+          url: `https://www.new-${tag}-${i}.example.org/post/?utm_source=bench&id=${i}`,
+          notes: 'bench',
+        });
       }
       return saves / ((performance.now() - start) / 1000);
     };
     const bigSaves = await saveRun(clients.big, lists.big, 'big');
     const emptySaves = await saveRun(clients.empty, lists.empty, 'empty');
-    const dup = await invokeOperation(engine, saveProspect, { principal, input: { client_id: clients.big, list_id: lists.big, url: 'http://site7.example.com/page/' }, idempotencyKeys: [randomUUID()], requestId: 'bench' });
+    const dup = await invokeOperation(engine, saveProspect, {
+      principal,
+      input: { client_id: clients.big, list_id: lists.big, url: 'http://site7.example.com/page/' },
+      idempotencyKeys: [randomUUID()],
+      requestId: 'bench',
+    });
     if (dup.status !== 200) throw new Error(`a canonical variant answered ${dup.status}`);
 
     // 2. Reads: the lists of each client (with status_breakdown), a status-filtered items page, and the GROUP BY option.
@@ -123,7 +160,9 @@ export async function run(args: string[]): Promise<void> {
       () => call(listProspectLists, { client_id: clients.big }, false),
       () => call(listProspectLists, { client_id: clients.fresh }, false),
     );
-    const bigBody = (await call(listProspectLists, { client_id: clients.big }, false)) as unknown as { data: { item_count: number }[] };
+    const bigBody = (await call(listProspectLists, { client_id: clients.big }, false)) as unknown as {
+      data: { item_count: number }[];
+    };
     const itemsRead = await timeAlternating(
       reads,
       () => call(listProspects, { client_id: clients.big, list_id: lists.big, status: 'won', limit: 20 }, false),
@@ -131,19 +170,66 @@ export async function run(args: string[]): Promise<void> {
     );
     const groupBy = raw.prepare('SELECT status, count(*) AS n FROM prospect_items WHERE list_id = ? GROUP BY status');
     // Few rounds: at 100,000 items each GROUP BY takes tens of milliseconds.
-    const groupRead = await timeAlternating(100, () => groupBy.all(lists.big), () => groupBy.all(lists.fresh), 10);
+    const groupRead = await timeAlternating(
+      100,
+      () => groupBy.all(lists.big),
+      () => groupBy.all(lists.fresh),
+      10,
+    );
 
     const ms = (v: number) => v.toFixed(3);
     const ratio = (x: { a: number[]; b: number[] }) => percentile(x.a, 99) / percentile(x.b, 99);
     const rows = [
       ['items in the big list', String(bigBody.data[0]?.item_count ?? '?'), '', '', `(setup ${setupS.toFixed(1)} s)`],
-      ['save_prospect saves/s', bigSaves.toFixed(0), emptySaves.toFixed(0), (bigSaves / emptySaves).toFixed(2), '(big / empty list)'],
-      ['list_prospect_lists p50 ms', ms(percentile(listRead.a, 50)), ms(percentile(listRead.b, 50)), (percentile(listRead.a, 50) / percentile(listRead.b, 50)).toFixed(2), ''],
-      ['list_prospect_lists p99 ms', ms(percentile(listRead.a, 99)), ms(percentile(listRead.b, 99)), ratio(listRead).toFixed(2), '<= 3'],
-      ['list_prospects status=won p50 ms', ms(percentile(itemsRead.a, 50)), ms(percentile(itemsRead.b, 50)), (percentile(itemsRead.a, 50) / percentile(itemsRead.b, 50)).toFixed(2), '(info)'],
-      ['list_prospects status=won p99 ms', ms(percentile(itemsRead.a, 99)), ms(percentile(itemsRead.b, 99)), ratio(itemsRead).toFixed(2), '(info)'],
-      ['GROUP BY (list_id, status) p50 ms', ms(percentile(groupRead.a, 50)), ms(percentile(groupRead.b, 50)), (percentile(groupRead.a, 50) / percentile(groupRead.b, 50)).toFixed(2), '(not used)'],
-      ['GROUP BY (list_id, status) p99 ms', ms(percentile(groupRead.a, 99)), ms(percentile(groupRead.b, 99)), ratio(groupRead).toFixed(2), '(not used)'],
+      [
+        'save_prospect saves/s',
+        bigSaves.toFixed(0),
+        emptySaves.toFixed(0),
+        (bigSaves / emptySaves).toFixed(2),
+        '(big / empty list)',
+      ],
+      [
+        'list_prospect_lists p50 ms',
+        ms(percentile(listRead.a, 50)),
+        ms(percentile(listRead.b, 50)),
+        (percentile(listRead.a, 50) / percentile(listRead.b, 50)).toFixed(2),
+        '',
+      ],
+      [
+        'list_prospect_lists p99 ms',
+        ms(percentile(listRead.a, 99)),
+        ms(percentile(listRead.b, 99)),
+        ratio(listRead).toFixed(2),
+        '<= 3',
+      ],
+      [
+        'list_prospects status=won p50 ms',
+        ms(percentile(itemsRead.a, 50)),
+        ms(percentile(itemsRead.b, 50)),
+        (percentile(itemsRead.a, 50) / percentile(itemsRead.b, 50)).toFixed(2),
+        '(info)',
+      ],
+      [
+        'list_prospects status=won p99 ms',
+        ms(percentile(itemsRead.a, 99)),
+        ms(percentile(itemsRead.b, 99)),
+        ratio(itemsRead).toFixed(2),
+        '(info)',
+      ],
+      [
+        'GROUP BY (list_id, status) p50 ms',
+        ms(percentile(groupRead.a, 50)),
+        ms(percentile(groupRead.b, 50)),
+        (percentile(groupRead.a, 50) / percentile(groupRead.b, 50)).toFixed(2),
+        '(not used)',
+      ],
+      [
+        'GROUP BY (list_id, status) p99 ms',
+        ms(percentile(groupRead.a, 99)),
+        ms(percentile(groupRead.b, 99)),
+        ratio(groupRead).toFixed(2),
+        '(not used)',
+      ],
     ];
     process.stdout.write(table(['measure', `${itemCount} items`, 'fresh list', 'ratio', 'goal'], rows));
   } finally {

@@ -29,11 +29,16 @@ const DAY = 86_400_000;
 /** A small deterministic PRNG, so every run seeds the same history. */
 function prng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1_664_525 + 1_013_904_223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1_664_525 + 1_013_904_223) >>> 0) / 2 ** 32;
 }
 
 /** One finished scan per day for `days` days ending now, written as the pipeline writes it. */
-async function seedHistory(db: Db, p: { projectId: string; orgId: string; clientId: string; queries: string[] }, days: number, now: number) {
+async function seedHistory(
+  db: Db,
+  p: { projectId: string; orgId: string; clientId: string; queries: string[] },
+  days: number,
+  now: number,
+) {
   const rand = prng(days);
   const DAYS_PER_TX = 10;
   for (let start = days - 1; start >= 0; start -= DAYS_PER_TX) {
@@ -41,7 +46,20 @@ async function seedHistory(db: Db, p: { projectId: string; orgId: string; client
       for (let d = start; d > start - DAYS_PER_TX && d >= 0; d--) {
         const at = now - d * DAY - 60_000;
         const id = randomUUID();
-        await insertScan(trx, { id, project_id: p.projectId, org_id: p.orgId, client_id: p.clientId, platforms: JSON.stringify(PLATFORMS), missing_platforms: '[]', query_count: p.queries.length, units: p.queries.length * PLATFORMS.length }, at - 30_000);
+        await insertScan(
+          trx,
+          {
+            id,
+            project_id: p.projectId,
+            org_id: p.orgId,
+            client_id: p.clientId,
+            platforms: JSON.stringify(PLATFORMS),
+            missing_platforms: '[]',
+            query_count: p.queries.length,
+            units: p.queries.length * PLATFORMS.length,
+          },
+          at - 30_000,
+        );
         const summaries = [];
         for (const platform of PLATFORMS) {
           const results: QueryMeasurement[] = p.queries.map((query, i) => {
@@ -53,19 +71,49 @@ async function seedHistory(db: Db, p: { projectId: string; orgId: string; client
               position,
               brand_mentioned: rand() < 0.4,
               brand_cited: position !== null,
-              cited_urls: Array.from({ length: 8 }, (_, k) => `https://site${Math.floor(rand() * 50)}.example/page-${k}`),
+              cited_urls: Array.from(
+                { length: 8 },
+                (_, k) => `https://site${Math.floor(rand() * 50)}.example/page-${k}`,
+              ),
               measured_at: at,
               error: null,
             };
           });
           const out: PlatformOutput = { platform, provider: 'bench', results };
-          await putResults(trx, results.map((r) => ({ ...r, run_id: id, platform, project_id: p.projectId, brand_mentioned: r.brand_mentioned ? 1 : 0, brand_cited: r.brand_cited ? 1 : 0, cited_urls: JSON.stringify(r.cited_urls) })));
+          await putResults(
+            trx,
+            results.map((r) => ({
+              ...r,
+              run_id: id,
+              platform,
+              project_id: p.projectId,
+              brand_mentioned: r.brand_mentioned ? 1 : 0,
+              brand_cited: r.brand_cited ? 1 : 0,
+              cited_urls: JSON.stringify(r.cited_urls),
+            })),
+          );
           const summary = summarize(id, p.projectId, out, at);
           await putSummary(trx, summary);
           summaries.push(summary);
         }
-        const scores = Object.fromEntries(summaries.map((s) => [s.platform, { status: s.status, spi: s.spi, measured_at: s.measured_at, denominators: denominators(s) }]));
-        await updateScan(trx, id, { status: 'partial', spi: overallSpi(summaries).spi, platform_scores: JSON.stringify(scores), started_at: at - 30_000, completed_at: at }, at);
+        const scores = Object.fromEntries(
+          summaries.map((s) => [
+            s.platform,
+            { status: s.status, spi: s.spi, measured_at: s.measured_at, denominators: denominators(s) },
+          ]),
+        );
+        await updateScan(
+          trx,
+          id,
+          {
+            status: 'partial',
+            spi: overallSpi(summaries).spi,
+            platform_scores: JSON.stringify(scores),
+            started_at: at - 30_000,
+            completed_at: at,
+          },
+          at,
+        );
         for (const s of summaries) await advanceLatest(trx, p.projectId, s.platform, id, s.measured_at);
       }
     });
@@ -95,28 +143,47 @@ export async function run(args: string[]): Promise<void> {
   const iterations = i >= 0 ? Number(args[i + 1]) : Number(process.env.BENCH_ITERATIONS ?? 200);
   const tmp = tempDir('agent-api-bench-tracker-');
   const began = Date.now();
-  const app = await createApp({ config: loadConfig({ AGENT_API_DB: tmp.dbPath, AGENT_API_LOG_LEVEL: 'silent' }), logger: createLogger('silent') });
+  const app = await createApp({
+    config: loadConfig({ AGENT_API_DB: tmp.dbPath, AGENT_API_LOG_LEVEL: 'silent' }),
+    logger: createLogger('silent'),
+  });
   try {
     const db = app.database.db;
     const now = Date.now();
     const org = await createOrganisation(db, { name: 'bench', plan: 'agency', subscription: 'active' }, now);
     const client = await createClient(db, { orgId: org.id, name: 'bench client' }, now);
     // Rotating keys keeps the per-key rate limit (120/min) out of the measurement.
-    const keys = await Promise.all(Array.from({ length: 40 }, () => issueApiKey(db, { orgId: org.id, scopes: ['reporter:read'] }, now)));
+    const keys = await Promise.all(
+      Array.from({ length: 40 }, () => issueApiKey(db, { orgId: org.id, scopes: ['reporter:read'] }, now)),
+    );
     const queries = Array.from({ length: KEYWORDS }, (_, k) => `keyword number ${k}`);
-    const make = async (name: string) => (await createProject(db, { clientId: client.id, name, domain: 'bench.example', queries, platforms: PLATFORMS }, now)).project_id;
+    const make = async (name: string) =>
+      (
+        await createProject(
+          db,
+          { clientId: client.id, name, domain: 'bench.example', queries, platforms: PLATFORMS },
+          now,
+        )
+      ).project_id;
     const big = await make('90 days');
     const small = await make('1 day');
     const t0 = Date.now();
     await seedHistory(db, { projectId: big, orgId: org.id, clientId: client.id, queries }, 90, now);
     await seedHistory(db, { projectId: small, orgId: org.id, clientId: client.id, queries }, 1, now);
-    const rows = await db.selectFrom('tracker_results').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    process.stdout.write(`seeded ${Number(rows.n)} per-query rows (${KEYWORDS} keywords x ${PLATFORMS.length} platforms x 91 days) in ${Date.now() - t0} ms\n`);
+    const rows = await db
+      .selectFrom('tracker_results')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    process.stdout.write(
+      `seeded ${Number(rows.n)} per-query rows (${KEYWORDS} keywords x ${PLATFORMS.length} platforms x 91 days) in ${Date.now() - t0} ms\n`,
+    );
 
     const { url } = await app.listen('127.0.0.1', 0);
     let k = 0;
     const get = async (path: string) => {
-      const res = await fetch(`${url}/api/agent/v1${path}`, { headers: { authorization: `Bearer ${keys[k++ % keys.length]!.apiKey}` } });
+      const res = await fetch(`${url}/api/agent/v1${path}`, {
+        headers: { authorization: `Bearer ${keys[k++ % keys.length]!.apiKey}` },
+      });
       if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
       return res.arrayBuffer();
     };
@@ -135,16 +202,30 @@ export async function run(args: string[]): Promise<void> {
     });
 
     const out: string[][] = [];
-    for (const [via, s] of [['REST', restSamples], ['engine', engineSamples]] as const) {
+    for (const [via, s] of [
+      ['REST', restSamples],
+      ['engine', engineSamples],
+    ] as const) {
       for (const read of ['results', 'trends']) {
         const a = s[`${read} 90d`]!;
         const b = s[`${read} 1d`]!;
         const ratio = quantile(a, 0.99) / quantile(b, 0.99);
-        out.push([via, read, quantile(a, 0.5).toFixed(2), quantile(a, 0.99).toFixed(2), quantile(b, 0.5).toFixed(2), quantile(b, 0.99).toFixed(2), `${ratio.toFixed(2)}x`, ratio <= 3 ? 'ok' : 'OVER']);
+        out.push([
+          via,
+          read,
+          quantile(a, 0.5).toFixed(2),
+          quantile(a, 0.99).toFixed(2),
+          quantile(b, 0.5).toFixed(2),
+          quantile(b, 0.99).toFixed(2),
+          `${ratio.toFixed(2)}x`,
+          ratio <= 3 ? 'ok' : 'OVER',
+        ]);
       }
     }
     process.stdout.write(`${iterations} reads of each, interleaved; times in ms\n`);
-    process.stdout.write(table(['via', 'read', 'p50 90d', 'p99 90d', 'p50 1d', 'p99 1d', 'p99 ratio', 'goal <= 3x'], out));
+    process.stdout.write(
+      table(['via', 'read', 'p50 90d', 'p99 90d', 'p50 1d', 'p99 1d', 'p99 ratio', 'goal <= 3x'], out),
+    );
     process.stdout.write(`total ${((Date.now() - began) / 1000).toFixed(1)} s\n`);
   } finally {
     await app.close(1_000);

@@ -212,7 +212,10 @@ const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]
 if (invokedDirectly) {
   const root = fileURLToPath(new URL('../web-archive/', import.meta.url));
   const outFlag = process.argv.indexOf('--out');
-  const out = outFlag > 0 && process.argv[outFlag + 1] ? resolve(process.argv[outFlag + 1] as string) : join(root, 'sample.warc.gz');
+  const out =
+    outFlag > 0 && process.argv[outFlag + 1]
+      ? resolve(process.argv[outFlag + 1] as string)
+      : join(root, 'sample.warc.gz');
   const bytes = await buildSampleArchive(join(root, 'pages'));
   writeFileSync(out, bytes);
   process.stderr.write(`wrote ${out} (${bytes.length} bytes)\n`);

@@ -124,7 +124,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       let hostSet: ReadonlySet<string> | null | undefined;
       let originSet: ReadonlySet<string> | undefined;
       const computeHosts = (): ReadonlySet<string> | null => {
-        if (config.AGENT_API_ALLOWED_HOSTS.length) return new Set(config.AGENT_API_ALLOWED_HOSTS.map((h) => h.toLowerCase()));
+        if (config.AGENT_API_ALLOWED_HOSTS.length)
+          return new Set(config.AGENT_API_ALLOWED_HOSTS.map((h) => h.toLowerCase()));
         return isLoopbackHost(boundHost) ? new Set(loopbackNames(boundHost, boundPort).hosts) : null;
       };
       http = createHttpApp({
@@ -134,7 +135,11 @@ export async function createApp(options: AppOptions): Promise<App> {
         originPolicy: {
           // Computed once the port is known (port 0 binds an ephemeral one), then reused for every request.
           allowedHosts: () => (hostSet ??= computeHosts()),
-          allowedOrigins: () => (originSet ??= new Set([...loopbackNames(boundHost, boundPort).origins, ...config.AGENT_API_ALLOWED_ORIGINS.map((o) => o.toLowerCase())])),
+          allowedOrigins: () =>
+            (originSet ??= new Set([
+              ...loopbackNames(boundHost, boundPort).origins,
+              ...config.AGENT_API_ALLOWED_ORIGINS.map((o) => o.toLowerCase()),
+            ])),
         },
       });
       await new Promise<void>((resolve, reject) => {
@@ -147,9 +152,11 @@ export async function createApp(options: AppOptions): Promise<App> {
       // Requests Node's HTTP parser refuses (control characters in headers, malformed lines) still get the API's
       // error body and a request id, not a bare 400.
       server!.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-        if (!socket.writable || (err.code === 'ECONNRESET')) return void socket.destroy();
+        if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
         const body = JSON.stringify({ error: { code: 'invalid_input', message: 'The HTTP request is malformed.' } });
-        socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`);
+        socket.end(
+          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+        );
       });
       const shown = host.includes(':') ? `[${host}]` : host;
       return { port: boundPort, url: `http://${shown}:${boundPort}` };

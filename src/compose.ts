@@ -13,7 +13,10 @@ import { createProviderRegistry } from './providers/registry.ts';
  * unless AGENT_API_WEB_ARCHIVE names another) answers first; URLs it lacks go live through the SSRF-safe fetcher
  * unless AGENT_API_OFFLINE=1.
  */
-export function buildProviders(config: Config, deps: { clock: Clock }): { providers: EngineProviders; warm(): Promise<void>; close(): Promise<void> } {
+export function buildProviders(
+  config: Config,
+  deps: { clock: Clock },
+): { providers: EngineProviders; warm(): Promise<void>; close(): Promise<void> } {
   const allow = parseAllowList(config.AGENT_API_TEST_FETCH_ALLOW);
   const archive = createWebArchive({ path: config.AGENT_API_WEB_ARCHIVE ?? SAMPLE_ARCHIVE_PATH });
   const live = createSafeFetcher({ allow, clock: deps.clock });

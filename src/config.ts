@@ -12,7 +12,12 @@ const bool = z
 const list = z
   .string()
   .optional()
-  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 
 const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
 

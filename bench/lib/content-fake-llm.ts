@@ -45,12 +45,30 @@ const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 function brief(prompt: string): string {
   const topic = /the topic "([^"]+)"/.exec(prompt)?.[1] ?? 'the topic';
   const sections = Number(/about (\d+) sections/.exec(prompt)?.[1] ?? 5);
-  const aspects = ['What it is', 'How it works', 'What it costs', 'How to choose', 'Common mistakes', 'Step by step', 'Tools you need', 'Troubleshooting', 'Safety', 'Alternatives', 'When to get help', 'Maintenance', 'Examples', 'Checklist'];
+  const aspects = [
+    'What it is',
+    'How it works',
+    'What it costs',
+    'How to choose',
+    'Common mistakes',
+    'Step by step',
+    'Tools you need',
+    'Troubleshooting',
+    'Safety',
+    'Alternatives',
+    'When to get help',
+    'Maintenance',
+    'Examples',
+    'Checklist',
+  ];
   return JSON.stringify({
     outline: Array.from({ length: sections }, (_, i) => ({
       heading: `${aspects[i % aspects.length]}: ${topic}`,
       level: 2,
-      points: [`Explain ${aspects[i % aspects.length]!.toLowerCase()} for ${topic}`, `Give a practical example about ${topic}`],
+      points: [
+        `Explain ${aspects[i % aspects.length]!.toLowerCase()} for ${topic}`,
+        `Give a practical example about ${topic}`,
+      ],
       sources: [1 + (i % 2)],
     })),
     seo: {
@@ -61,7 +79,11 @@ function brief(prompt: string): string {
       primaryKeyword: topic,
       secondaryKeywords: [`${topic} cost`, `${topic} guide`, `best ${topic}`],
     },
-    faqs: [1, 2, 3].map((n) => ({ question: `What should I know about ${topic} (${n})?`, answer: `Start with the basics of ${topic} and check the sources before you decide.`, source: 1 })),
+    faqs: [1, 2, 3].map((n) => ({
+      question: `What should I know about ${topic} (${n})?`,
+      answer: `Start with the basics of ${topic} and check the sources before you decide.`,
+      source: 1,
+    })),
   });
 }
 
@@ -70,7 +92,8 @@ const SENTENCES = [
   (_t: string) => `The first thing to check is whether the basic setup matches what the guides recommend [2].`,
   (_t: string) => `Small differences in preparation change the result more than most beginners expect.`,
   (t: string) => `Experienced practitioners of ${t} keep notes, compare results and adjust one variable at a time [1].`,
-  (_t: string) => `Prices and timings vary by region, so treat every figure here as a starting point rather than a promise [2].`,
+  (_t: string) =>
+    `Prices and timings vary by region, so treat every figure here as a starting point rather than a promise [2].`,
   (_t: string) => `A short checklist helps you avoid the mistakes that cost the most time and money.`,
   (_t: string) => `When something goes wrong, go back to the last step that worked and repeat it carefully [1].`,
   (t: string) => `Good results with ${t} come from patience, the right tools and a little practice.`,
@@ -83,8 +106,13 @@ function page(prompt: string): string {
   const h1 = /^H1: (.+)$/m.exec(prompt)?.[1] ?? /^# (.+)$/m.exec(prompt)?.[1] ?? cap(topic);
   const outline = /^Outline:\n([\s\S]*?)\nFAQs:/m.exec(prompt)?.[1] ?? '';
   const headings = [...outline.matchAll(/^(#{2,3}) (.+?)(?: \[sources: [^\]]*\])?$/gm)].map((m) => `${m[1]} ${m[2]}`);
-  if (headings.length === 0) headings.push(`## About ${topic}`, `## How to get started with ${topic}`, `## Tips for ${topic}`);
-  const faq = ['## Frequently asked questions', `### Is ${topic} worth it?`, `It usually is, once you know what to expect [1].`];
+  if (headings.length === 0)
+    headings.push(`## About ${topic}`, `## How to get started with ${topic}`, `## Tips for ${topic}`);
+  const faq = [
+    '## Frequently asked questions',
+    `### Is ${topic} worth it?`,
+    `It usually is, once you know what to expect [1].`,
+  ];
   const fixed = [`# ${h1}`, ...headings, ...faq];
   let budget = target - fixed.reduce((a, s) => a + words(s), 0);
   const blocks: string[][] = headings.map(() => []);
@@ -98,7 +126,9 @@ function page(prompt: string): string {
     (slot === 0 ? intro : blocks[slot - 1]!).push(sentence);
     k++;
   }
-  return [`# ${h1}`, intro.join(' '), ...headings.flatMap((h, i) => [h, blocks[i]!.join(' ')]), ...faq].filter(Boolean).join('\n\n');
+  return [`# ${h1}`, intro.join(' '), ...headings.flatMap((h, i) => [h, blocks[i]!.join(' ')]), ...faq]
+    .filter(Boolean)
+    .join('\n\n');
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -130,11 +160,19 @@ export async function startFakeLlm(options: { latencyMs: number; apiKey?: string
       const raw = await readBody(req);
       const arrived = performance.now();
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
         return;
       }
       if (req.headers.authorization !== `Bearer ${apiKey}`) {
-        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } }));
+        res
+          .writeHead(401, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({
+              error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' },
+            }),
+          );
         return;
       }
       account();
@@ -152,15 +190,23 @@ export async function startFakeLlm(options: { latencyMs: number; apiKey?: string
         choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop' }],
         usage: { prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: Math.ceil(content.length / 4) },
       });
-      setTimeout(() => {
-        account();
-        current--;
-        counts[kind]++;
-        latencySum += performance.now() - arrived;
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
-      }, Math.max(0, options.latencyMs - (performance.now() - arrived)));
+      setTimeout(
+        () => {
+          account();
+          current--;
+          counts[kind]++;
+          latencySum += performance.now() - arrived;
+          res
+            .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+            .end(text);
+        },
+        Math.max(0, options.latencyMs - (performance.now() - arrived)),
+      );
     })().catch((err: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: String(err), type: 'server_error' } }));
+      if (!res.headersSent)
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: String(err), type: 'server_error' } }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

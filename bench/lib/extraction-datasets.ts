@@ -59,7 +59,12 @@ export function loadZyte(dir: string, limit = Infinity): ZytePage[] {
   return idsIn(dir)
     .filter((id) => truth[id] !== undefined)
     .slice(0, limit)
-    .map((id) => ({ id, url: truth[id]?.url ?? '', html: readHtml(dir, id), articleBody: truth[id]?.articleBody ?? '' }));
+    .map((id) => ({
+      id,
+      url: truth[id]?.url ?? '',
+      html: readHtml(dir, id),
+      articleBody: truth[id]?.articleBody ?? '',
+    }));
 }
 
 interface WcxbTruthFile {

@@ -85,7 +85,10 @@ export async function runBothParallel(pages: readonly PageInput[], workers: numb
     shards.map(
       (shard) =>
         new Promise<ScoredPage[]>((resolve, reject) => {
-          const worker = new Worker(WORKER_BOOT, { eval: true, workerData: new URL('./extraction-worker.ts', import.meta.url).href });
+          const worker = new Worker(WORKER_BOOT, {
+            eval: true,
+            workerData: new URL('./extraction-worker.ts', import.meta.url).href,
+          });
           worker.once('message', (r: ScoredPage[]) => {
             resolve(r);
             void worker.terminate();
@@ -151,13 +154,27 @@ export function wcxbRows(dataset: string, truths: readonly string[], results: re
     msReference: mean(idx.map((i) => results[i]?.msReference ?? 0)),
   });
   const rows = [...groups.keys()].sort().map((t) => row(t, groups.get(t) ?? []));
-  rows.push(row('ALL', results.map((_, i) => i)));
+  rows.push(
+    row(
+      'ALL',
+      results.map((_, i) => i),
+    ),
+  );
   return rows;
 }
 
 /** Fixed-width table of rows. */
 export function formatTable(rows: readonly Row[]): string {
-  const head = ['dataset', 'page type', 'N', 'F1 ours', 'F1 readability', 'ms/page ours', 'ms/page readability', 'time ratio'];
+  const head = [
+    'dataset',
+    'page type',
+    'N',
+    'F1 ours',
+    'F1 readability',
+    'ms/page ours',
+    'ms/page readability',
+    'time ratio',
+  ];
   const body = rows.map((r) => [
     r.dataset,
     r.pageType,

@@ -5,7 +5,10 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Starts a bench server script (through tsx) that prints {"port"} on its first stdout line. */
-export async function spawnJsonServer(script: string, env: Record<string, string>): Promise<{ port: number; pid: number; stop(): Promise<void> }> {
+export async function spawnJsonServer(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ port: number; pid: number; stop(): Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -42,7 +45,11 @@ export async function spawnJsonServer(script: string, env: Record<string, string
 /** A plain-text table for the bench output. */
 export function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (c ?? '').padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (c ?? '').padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n') + '\n';
 }
 

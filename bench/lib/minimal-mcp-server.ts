@@ -17,10 +17,14 @@ app.post('/mcp', async (c) => {
   const body = await c.req.json();
   if (!isInitializeRequest(body)) return c.text('bad request', 400);
   const server = new McpServer({ name: 'minimal', version: '1.0.0' });
-  server.registerTool('get_usage', { description: 'constant', inputSchema: z.object({}), outputSchema: z.object({ plan: z.string() }) }, async () => ({
-    structuredContent: { plan: 'agency' },
-    content: [{ type: 'text', text: '{"plan":"agency"}' }],
-  }));
+  server.registerTool(
+    'get_usage',
+    { description: 'constant', inputSchema: z.object({}), outputSchema: z.object({ plan: z.string() }) },
+    async () => ({
+      structuredContent: { plan: 'agency' },
+      content: [{ type: 'text', text: '{"plan":"agency"}' }],
+    }),
+  );
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => crypto.randomUUID(),
     onsessioninitialized: (sid) => void sessions.set(sid, transport),
@@ -29,5 +33,7 @@ app.post('/mcp', async (c) => {
   return transport.handleRequest(c.req.raw, { parsedBody: body });
 });
 app.get('/mcp', () => new Response(null, { status: 405 }));
-serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => process.stdout.write(`${JSON.stringify({ port: info.port })}\n`));
+serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) =>
+  process.stdout.write(`${JSON.stringify({ port: info.port })}\n`),
+);
 process.once('SIGTERM', () => process.exit(0));

@@ -26,8 +26,15 @@ export interface Tenant {
 }
 
 /** Creates the database at `dbPath` (migrations run) with one agency organisation, a client and `keys` keys. */
-export async function seedTenant(dbPath: string, keys: number, client: { name: string; domain?: string } = { name: 'Bench client' }): Promise<Tenant> {
-  const app = await createApp({ config: loadConfig({ AGENT_API_DB: dbPath, AGENT_API_LOG_LEVEL: 'silent' }), logger: createLogger('silent') });
+export async function seedTenant(
+  dbPath: string,
+  keys: number,
+  client: { name: string; domain?: string } = { name: 'Bench client' },
+): Promise<Tenant> {
+  const app = await createApp({
+    config: loadConfig({ AGENT_API_DB: dbPath, AGENT_API_LOG_LEVEL: 'silent' }),
+    logger: createLogger('silent'),
+  });
   try {
     const db = app.database.db;
     const now = Date.now();
@@ -117,13 +124,22 @@ export function restClient(port: number) {
   // Connections are not reused: the app's scoring is long synchronous CPU, and a keep-alive socket picked up right
   // after such a pause can be closed by the server under the request.
   const dispatcher = new Agent({ pipelining: 0, connections: 256, headersTimeout: 120_000, bodyTimeout: 120_000 });
-  async function call<T>(method: 'GET' | 'POST', path: string, key: string, opts: { body?: unknown; headers?: Record<string, string>; query?: Record<string, string | number> } = {}): Promise<Reply<T>> {
+  async function call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    key: string,
+    opts: { body?: unknown; headers?: Record<string, string>; query?: Record<string, string | number> } = {},
+  ): Promise<Reply<T>> {
     const url = new URL(`http://127.0.0.1:${port}/api/agent/v1${path}`);
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, String(v));
     const res = await request(url, {
       method,
       dispatcher,
-      headers: { authorization: `Bearer ${key}`, ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers },
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...opts.headers,
+      },
       ...(opts.body === undefined ? {} : { body: JSON.stringify(opts.body) }),
     });
     const text = await res.body.text();
@@ -138,7 +154,14 @@ export type RestClient = ReturnType<typeof restClient>;
  * Long-polls a resource (`path` answers `status`) until `done(status)`, `wait_seconds` at a time; answers the last
  * body and the performance.now() at which it arrived.
  */
-export async function followUntil<T extends { status: string }>(rest: RestClient, path: string, key: string, done: (status: string) => boolean, deadline: number, query: Record<string, string | number> = {}): Promise<{ body: T; at: number }> {
+export async function followUntil<T extends { status: string }>(
+  rest: RestClient,
+  path: string,
+  key: string,
+  done: (status: string) => boolean,
+  deadline: number,
+  query: Record<string, string | number> = {},
+): Promise<{ body: T; at: number }> {
   for (;;) {
     const r = await rest.call<T>('GET', path, key, { query: { ...query, wait_seconds: 10 } });
     const at = performance.now();
@@ -150,7 +173,9 @@ export async function followUntil<T extends { status: string }>(rest: RestClient
 
 /** "load average 10.9 / 11.5 / 10.4 (2 CPUs)" for the report. */
 export function loadLine(cpus: number): string {
-  return `load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (${cpus} CPUs)`;
+  return `load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ')} (${cpus} CPUs)`;
 }
 
 export const median = (xs: readonly number[]): number => {

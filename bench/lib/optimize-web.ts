@@ -21,7 +21,12 @@ const MORE_SECTIONS: readonly Section[] = [
       'A water heater that leaks from the bottom of the tank, makes popping noises or fills the tap with rusty water is close to failing. Turn off the power or the gas supply, close the cold water inlet valve above the tank and call an emergency plumber before the tank gives way.',
       'Tank water heaters usually last eight to twelve years. When a plumber finds a cracked tank or heavy corrosion, replacing the heater costs less over time than repeated repairs, and a tankless unit can be an option if the gas line and venting allow it.',
     ],
-    list: ['Water pooling under the tank', 'Rumbling or popping sounds', 'Rusty or discolored hot water', 'No hot water at all'],
+    list: [
+      'Water pooling under the tank',
+      'Rumbling or popping sounds',
+      'Rusty or discolored hot water',
+      'No hot water at all',
+    ],
   },
   {
     id: 'frozen',
@@ -38,7 +43,12 @@ const MORE_SECTIONS: readonly Section[] = [
       'When several drains back up at once, or the toilet gurgles while the washing machine drains, the main sewer line is blocked. Tree roots, grease and flushed wipes are the usual causes, and a backup can push sewage into the lowest drain in the house.',
       'Stop using water until the line is cleared. A plumber runs a camera through the cleanout to find the blockage, then clears it with a cable machine or hydro jetting; a collapsed or root-filled line may need trenchless repair.',
     ],
-    list: ['Several slow drains at once', 'Gurgling toilets', 'Sewage smell in the basement', 'Water rising in the shower drain'],
+    list: [
+      'Several slow drains at once',
+      'Gurgling toilets',
+      'Sewage smell in the basement',
+      'Water rising in the shower drain',
+    ],
   },
   {
     id: 'insurance',
@@ -86,7 +96,10 @@ export async function startLatencyWeb(): Promise<LatencyWeb> {
     const page = path.startsWith('/target') ? pages.get('/target') : pages.get(path);
     const send = () => {
       const body = page?.html ?? '<html><head><title>Not found</title></head><body><h1>Not found</h1></body></html>';
-      res.writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+      res.writeHead(page ? 200 : 404, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+      });
       res.end(body);
       listener?.(path);
     };
@@ -97,15 +110,23 @@ export async function startLatencyWeb(): Promise<LatencyWeb> {
   const { port } = server.address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;
   const thorough = thoroughSpec(origin, '/target');
-  pages.set('/target', { html: renderPage({ ...thorough, sections: [...thorough.sections, ...MORE_SECTIONS] }), ms: TARGET_LATENCY_MS });
+  pages.set('/target', {
+    html: renderPage({ ...thorough, sections: [...thorough.sections, ...MORE_SECTIONS] }),
+    ms: TARGET_LATENCY_MS,
+  });
   const competitorPaths: string[] = [];
   COMPETITOR_LATENCY_MS.forEach((ms, i) => {
     const spec = competitorSpec(i, origin);
     const path = `/c/${i + 1}`;
     competitorPaths.push(path);
-    pages.set(path, { html: renderPage({ ...spec, sections: [...spec.sections, ...MORE_SECTIONS.filter((_, k) => (k + i) % 5 !== 1)] }), ms });
+    pages.set(path, {
+      html: renderPage({ ...spec, sections: [...spec.sections, ...MORE_SECTIONS.filter((_, k) => (k + i) % 5 !== 1)] }),
+      ms,
+    });
   });
-  const slowestIndex = COMPETITOR_LATENCY_MS.indexOf(Math.max(...COMPETITOR_LATENCY_MS) as (typeof COMPETITOR_LATENCY_MS)[number]);
+  const slowestIndex = COMPETITOR_LATENCY_MS.indexOf(
+    Math.max(...COMPETITOR_LATENCY_MS) as (typeof COMPETITOR_LATENCY_MS)[number],
+  );
   return {
     origin,
     allow: `127.0.0.1:${port}`,
@@ -133,7 +154,12 @@ export async function startSerp(web: LatencyWeb): Promise<{ fake: FakeSerpApi; e
     respond: (query) => ({
       search_metadata: { id: 'bench', status: 'Success' },
       search_parameters: { engine: 'google', q: query.q },
-      organic_results: web.competitorPaths.map((p, n) => ({ position: n + 1, title: `${query.q ?? ''} result ${n + 1}`, link: `${web.origin}${p}`, snippet: `About ${query.q ?? ''}.` })),
+      organic_results: web.competitorPaths.map((p, n) => ({
+        position: n + 1,
+        title: `${query.q ?? ''} result ${n + 1}`,
+        link: `${web.origin}${p}`,
+        snippet: `About ${query.q ?? ''}.`,
+      })),
     }),
   });
   return { fake, env: { SERP_PROVIDER: 'serpapi', SERPAPI_API_KEY: fake.apiKey, SERPAPI_BASE_URL: fake.baseUrl } };

@@ -52,13 +52,30 @@ export async function initialise(
     const existing = await listOrganisations(trx);
     if (existing.length > 0) {
       const org = existing[0]!;
-      const client = await trx.selectFrom('clients').select('id').where('org_id', '=', org.id).orderBy('created_at').executeTakeFirst();
+      const client = await trx
+        .selectFrom('clients')
+        .select('id')
+        .where('org_id', '=', org.id)
+        .orderBy('created_at')
+        .executeTakeFirst();
       if (!options.forceNewKey) return { created: false, orgId: org.id, clientId: client?.id ?? null, apiKey: null };
       const key = await issueApiKey(trx, { orgId: org.id, scopes: SCOPES, name: 'local (init --force-new-key)' }, now);
       return { created: false, orgId: org.id, clientId: client?.id ?? null, apiKey: key.apiKey };
     }
-    const org = await createOrganisation(trx, { name: options.orgName ?? 'Local organisation', plan: 'agency' satisfies Plan, subscription: 'active' satisfies SubscriptionStatus }, now);
-    const client = await createClient(trx, { name: options.clientName ?? 'Default client', ...options.client, orgId: org.id }, now);
+    const org = await createOrganisation(
+      trx,
+      {
+        name: options.orgName ?? 'Local organisation',
+        plan: 'agency' satisfies Plan,
+        subscription: 'active' satisfies SubscriptionStatus,
+      },
+      now,
+    );
+    const client = await createClient(
+      trx,
+      { name: options.clientName ?? 'Default client', ...options.client, orgId: org.id },
+      now,
+    );
     const key = await issueApiKey(trx, { orgId: org.id, scopes: SCOPES, name: 'local (init)' }, now);
     return { created: true, orgId: org.id, clientId: client.id, apiKey: key.apiKey };
   });

@@ -17,7 +17,8 @@ export interface Principal {
   ratePerMinute: number;
 }
 
-const unauthorized = () => new ApiError('unauthorized', 'A valid API key is required.', undefined, { 'WWW-Authenticate': 'Bearer' });
+const unauthorized = () =>
+  new ApiError('unauthorized', 'A valid API key is required.', undefined, { 'WWW-Authenticate': 'Bearer' });
 
 /** The token of an `Authorization: Bearer <token>` header, or null. The query string is never read for keys. */
 export function bearerToken(header: string | null | undefined): string | null {

@@ -17,7 +17,14 @@ export function createChangeHub() {
      * Resolves when `done()` is true, re-checking on every announced change of the resource and every `recheckMs`,
      * or when `timeoutMs` passes or `signal` aborts; answers whether `done()` became true.
      */
-    async waitFor(kind: string, id: string, done: () => Promise<boolean>, timeoutMs: number, signal?: AbortSignal, recheckMs = 250): Promise<boolean> {
+    async waitFor(
+      kind: string,
+      id: string,
+      done: () => Promise<boolean>,
+      timeoutMs: number,
+      signal?: AbortSignal,
+      recheckMs = 250,
+    ): Promise<boolean> {
       if (await done()) return true;
       if (timeoutMs <= 0) return false;
       return new Promise<boolean>((resolve) => {

@@ -63,7 +63,22 @@ export function createEngine(deps: EngineDeps) {
     answer: new PQueue({ concurrency: settings.concurrency.answer }),
   };
   const analysis = createAnalysis();
-  return { db, dbStats: deps.dbStats, clock, logger, settings, usage, idempotency, rateLimiter, failedAuthLimiter, runner, limits, changes, providers: deps.providers, analysis };
+  return {
+    db,
+    dbStats: deps.dbStats,
+    clock,
+    logger,
+    settings,
+    usage,
+    idempotency,
+    rateLimiter,
+    failedAuthLimiter,
+    runner,
+    limits,
+    changes,
+    providers: deps.providers,
+    analysis,
+  };
 }
 
 export type Engine = ReturnType<typeof createEngine>;

@@ -8,7 +8,9 @@ import type { Db } from '../store/db.ts';
  * 8941) is unquoted first, so `"abc-123"` and `abc-123` are the same key. More than one value (two headers) is
  * refused rather than guessed at.
  */
-export function parseIdempotencyKey(values: readonly string[]): { ok: true; key: string } | { ok: false; message: string } {
+export function parseIdempotencyKey(
+  values: readonly string[],
+): { ok: true; key: string } | { ok: false; message: string } {
   if (values.length > 1) return { ok: false, message: 'Send exactly one Idempotency-Key.' };
   let key = values[0] ?? '';
   const quoted = /^"((?:[^"\\]|\\["\\])*)"$/.exec(key);
@@ -78,7 +80,11 @@ export function createIdempotencyService(deps: { clock: Clock; ttlMs: number }) 
         return { status: row.status_code, body: JSON.parse(row.response), resourceId: row.resource_id, replayed: true };
       }
       if (row) {
-        await trx.deleteFrom('idempotency_keys').where('org_id', '=', scope.orgId).where('key', '=', scope.key).execute();
+        await trx
+          .deleteFrom('idempotency_keys')
+          .where('org_id', '=', scope.orgId)
+          .where('key', '=', scope.key)
+          .execute();
       }
       const result = await work();
       await trx

@@ -1,4 +1,11 @@
-import type { AnswerEngine, AnswerPlatform, PageFetcher, ResearchPlatform, SearchProvider, Writer } from '../providers/types.ts';
+import type {
+  AnswerEngine,
+  AnswerPlatform,
+  PageFetcher,
+  ResearchPlatform,
+  SearchProvider,
+  Writer,
+} from '../providers/types.ts';
 
 /** The outside world as the engine sees it; the composition root builds it from configuration. */
 export interface EngineProviders {

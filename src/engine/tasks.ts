@@ -22,28 +22,75 @@ export interface TaskState {
  * A task's state read from the resource it follows: queued and running work is `working`, a stepped job waiting for
  * approval is `input_required`, and finished work is `completed` or `failed`. Nothing is stored twice.
  */
-export async function resourceTaskState(db: Db, orgId: string, kind: TaskResourceKind, id: string): Promise<TaskState | null> {
+export async function resourceTaskState(
+  db: Db,
+  orgId: string,
+  kind: TaskResourceKind,
+  id: string,
+): Promise<TaskState | null> {
   if (kind === 'optimization') {
     const row = await getOptimization(db, orgId, id);
     if (!row) return null;
     const status = row.status === 'complete' ? 'completed' : row.status === 'failed' ? 'failed' : 'working';
-    return { status, statusMessage: row.error ?? row.stage ?? row.status, updatedAt: iso(row.updated_at), body: optimizationView(row, 'summary') };
+    return {
+      status,
+      statusMessage: row.error ?? row.stage ?? row.status,
+      updatedAt: iso(row.updated_at),
+      body: optimizationView(row, 'summary'),
+    };
   }
   const row = await getContentJob(db, orgId, id, kind === 'content_job' ? 'job' : 'autopilot');
   if (!row) return null;
-  const status: TaskStatus = row.status === 'completed' ? 'completed' : row.status === 'failed' ? 'failed' : row.status === 'brief_ready' ? 'input_required' : 'working';
-  const message = row.status === 'brief_ready' ? 'The brief is ready: approve it with approve_content_brief.' : (row.error ?? row.stage);
-  return { status, statusMessage: message, updatedAt: iso(row.updated_at), body: kind === 'content_job' ? jobCreated(row) : autopilotStarted(row) };
+  const status: TaskStatus =
+    row.status === 'completed'
+      ? 'completed'
+      : row.status === 'failed'
+        ? 'failed'
+        : row.status === 'brief_ready'
+          ? 'input_required'
+          : 'working';
+  const message =
+    row.status === 'brief_ready'
+      ? 'The brief is ready: approve it with approve_content_brief.'
+      : (row.error ?? row.stage);
+  return {
+    status,
+    statusMessage: message,
+    updatedAt: iso(row.updated_at),
+    body: kind === 'content_job' ? jobCreated(row) : autopilotStarted(row),
+  };
 }
 
-export async function insertTask(db: Db, t: { orgId: string; tool: string; kind: TaskResourceKind; resourceId: string; ttlMs: number | null; pollMs: number }, now: number): Promise<string> {
+export async function insertTask(
+  db: Db,
+  t: { orgId: string; tool: string; kind: TaskResourceKind; resourceId: string; ttlMs: number | null; pollMs: number },
+  now: number,
+): Promise<string> {
   const taskId = `task_${randomUUID()}`;
-  await db.insertInto('mcp_tasks').values({ task_id: taskId, org_id: t.orgId, tool: t.tool, resource_kind: t.kind, resource_id: t.resourceId, cancelled_at: null, ttl_ms: t.ttlMs, poll_ms: t.pollMs, created_at: now }).execute();
+  await db
+    .insertInto('mcp_tasks')
+    .values({
+      task_id: taskId,
+      org_id: t.orgId,
+      tool: t.tool,
+      resource_kind: t.kind,
+      resource_id: t.resourceId,
+      cancelled_at: null,
+      ttl_ms: t.ttlMs,
+      poll_ms: t.pollMs,
+      created_at: now,
+    })
+    .execute();
   return taskId;
 }
 
 export async function getTaskRow(db: Db, orgId: string, taskId: string) {
-  return db.selectFrom('mcp_tasks').selectAll().where('task_id', '=', taskId).where('org_id', '=', orgId).executeTakeFirst();
+  return db
+    .selectFrom('mcp_tasks')
+    .selectAll()
+    .where('task_id', '=', taskId)
+    .where('org_id', '=', orgId)
+    .executeTakeFirst();
 }
 
 export async function listTaskRows(db: Db, orgId: string, after: number | null, limit: number) {
@@ -53,5 +100,11 @@ export async function listTaskRows(db: Db, orgId: string, after: number | null, 
 }
 
 export async function cancelTask(db: Db, orgId: string, taskId: string, now: number): Promise<void> {
-  await db.updateTable('mcp_tasks').set({ cancelled_at: now }).where('task_id', '=', taskId).where('org_id', '=', orgId).where('cancelled_at', 'is', null).execute();
+  await db
+    .updateTable('mcp_tasks')
+    .set({ cancelled_at: now })
+    .where('task_id', '=', taskId)
+    .where('org_id', '=', orgId)
+    .where('cancelled_at', 'is', null)
+    .execute();
 }

@@ -66,7 +66,14 @@ export function createUsageService(deps: { db: Db; clock: Clock; logger: Logger 
   const { clock, logger } = deps;
 
   /** The time at which enough of the window's live units age out to fit `needed` more; null if never blocked. */
-  async function recoversAt(db: Db, orgId: string, plan: Plan, w: WindowName, needed: number, now: number): Promise<number | null> {
+  async function recoversAt(
+    db: Db,
+    orgId: string,
+    plan: Plan,
+    w: WindowName,
+    needed: number,
+    now: number,
+  ): Promise<number | null> {
     const since = now - WINDOWS[w];
     const entries = await liveEntriesSince(db, orgId, since);
     let load = entries.reduce((a, e) => a + e.units, 0);
@@ -128,7 +135,14 @@ export function createUsageService(deps: { db: Db; clock: Clock; logger: Logger 
     /** Reserves `units` for a resource inside the caller's transaction, or throws 429 `usage_limit_reached`. */
     async reserve(
       trx: Db,
-      input: { orgId: string; plan: Plan; operation: MeteredOperation; units: number; resourceKind: string; resourceId: string },
+      input: {
+        orgId: string;
+        plan: Plan;
+        operation: MeteredOperation;
+        units: number;
+        resourceKind: string;
+        resourceId: string;
+      },
     ): Promise<void> {
       const now = clock.now();
       const over = await overflow(trx, input.orgId, input.plan, input.units, now);
@@ -186,7 +200,11 @@ export function createUsageService(deps: { db: Db; clock: Clock; logger: Logger 
     /** Units, impact and whether it would be refused now. */
     async estimate(db: Db, orgId: string, plan: Plan, units: number) {
       const over = await overflow(db, orgId, plan, units, clock.now());
-      return { units, usage_impact: { level: impactLevel(plan, units), included: over === null }, would_exceed: over !== null };
+      return {
+        units,
+        usage_impact: { level: impactLevel(plan, units), included: over === null },
+        would_exceed: over !== null,
+      };
     },
 
     /**
@@ -202,7 +220,10 @@ export function createUsageService(deps: { db: Db; clock: Clock; logger: Logger 
           if (await settleReservation(db, r.resource_kind, r.resource_id, to, clock.now())) out[to]++;
         } catch (err) {
           // One row that cannot be settled now must not hold up the others; the next pass retries it.
-          logger.error({ err, resourceKind: r.resource_kind, resourceId: r.resource_id }, 'usage reconciler could not settle a reservation');
+          logger.error(
+            { err, resourceKind: r.resource_kind, resourceId: r.resource_id },
+            'usage reconciler could not settle a reservation',
+          );
         }
       }
       if (out.charged || out.released) logger.warn(out, 'usage reconciler settled stale reservations');

@@ -78,9 +78,12 @@ const present = (v: string | undefined): v is string => typeof v === 'string' &&
 
 /** What enables each research platform, for error messages. */
 const NEEDS: Record<ResearchPlatform, string> = {
-  organic: 'SERP_PROVIDER=archive, or SERP_PROVIDER=dataforseo or serpapi with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY)',
-  google_video_pack: 'SERP_PROVIDER=dataforseo or serpapi with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY)',
-  youtube_search: 'SERP_PROVIDER=dataforseo or serpapi with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY)',
+  organic:
+    'SERP_PROVIDER=archive, or SERP_PROVIDER=dataforseo or serpapi with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY)',
+  google_video_pack:
+    'SERP_PROVIDER=dataforseo or serpapi with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY)',
+  youtube_search:
+    'SERP_PROVIDER=dataforseo or serpapi with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY)',
   chatgpt: 'OPENAI_API_KEY',
   claude: 'ANTHROPIC_API_KEY',
 };
@@ -90,13 +93,21 @@ export function checkProviderSettings(s: ProviderSettings): void {
   const problems: string[] = [];
   const dfsLogin = present(s.DATAFORSEO_LOGIN);
   const dfsPassword = present(s.DATAFORSEO_PASSWORD);
-  if (s.SERP_PROVIDER === 'dataforseo' && !dfsLogin && !dfsPassword) problems.push('SERP_PROVIDER=dataforseo needs DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD');
-  else if (dfsLogin !== dfsPassword) problems.push(`${dfsLogin ? 'DATAFORSEO_PASSWORD' : 'DATAFORSEO_LOGIN'} is missing (DataForSEO needs both DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD)`);
-  if (s.SERP_PROVIDER === 'serpapi' && !present(s.SERPAPI_API_KEY)) problems.push('SERP_PROVIDER=serpapi needs SERPAPI_API_KEY');
+  if (s.SERP_PROVIDER === 'dataforseo' && !dfsLogin && !dfsPassword)
+    problems.push('SERP_PROVIDER=dataforseo needs DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD');
+  else if (dfsLogin !== dfsPassword)
+    problems.push(
+      `${dfsLogin ? 'DATAFORSEO_PASSWORD' : 'DATAFORSEO_LOGIN'} is missing (DataForSEO needs both DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD)`,
+    );
+  if (s.SERP_PROVIDER === 'serpapi' && !present(s.SERPAPI_API_KEY))
+    problems.push('SERP_PROVIDER=serpapi needs SERPAPI_API_KEY');
   if (s.LLM_PROVIDER === 'openai' && !present(s.OPENAI_API_KEY) && isOpenAiHost(s.OPENAI_BASE_URL)) {
-    problems.push('LLM_PROVIDER=openai needs OPENAI_API_KEY (or OPENAI_BASE_URL pointing at a server that needs no key, such as Ollama)');
+    problems.push(
+      'LLM_PROVIDER=openai needs OPENAI_API_KEY (or OPENAI_BASE_URL pointing at a server that needs no key, such as Ollama)',
+    );
   }
-  if (s.LLM_PROVIDER === 'anthropic' && !present(s.ANTHROPIC_API_KEY)) problems.push('LLM_PROVIDER=anthropic needs ANTHROPIC_API_KEY');
+  if (s.LLM_PROVIDER === 'anthropic' && !present(s.ANTHROPIC_API_KEY))
+    problems.push('LLM_PROVIDER=anthropic needs ANTHROPIC_API_KEY');
   if (problems.length > 0) throw new Error(`Invalid provider configuration:\n  ${problems.join('\n  ')}`);
 }
 
@@ -116,15 +127,25 @@ export function createProviderRegistry(settings: ProviderSettings, deps: Provide
 
   const dataForSeo =
     present(settings.DATAFORSEO_LOGIN) && present(settings.DATAFORSEO_PASSWORD)
-      ? { login: settings.DATAFORSEO_LOGIN, password: settings.DATAFORSEO_PASSWORD, baseUrl: settings.DATAFORSEO_BASE_URL }
+      ? {
+          login: settings.DATAFORSEO_LOGIN,
+          password: settings.DATAFORSEO_PASSWORD,
+          baseUrl: settings.DATAFORSEO_BASE_URL,
+        }
       : null;
   const openAiKey = present(settings.OPENAI_API_KEY) ? settings.OPENAI_API_KEY : null;
   const anthropicKey = present(settings.ANTHROPIC_API_KEY) ? settings.ANTHROPIC_API_KEY : null;
 
   let serp: SearchProvider | null = null;
-  if (settings.SERP_PROVIDER === 'dataforseo' && dataForSeo) serp = createDataForSeoSearch({ ...http, ...dataForSeo, clock });
+  if (settings.SERP_PROVIDER === 'dataforseo' && dataForSeo)
+    serp = createDataForSeoSearch({ ...http, ...dataForSeo, clock });
   if (settings.SERP_PROVIDER === 'serpapi' && present(settings.SERPAPI_API_KEY)) {
-    serp = createSerpApiSearch({ ...http, apiKey: settings.SERPAPI_API_KEY, baseUrl: settings.SERPAPI_BASE_URL, clock });
+    serp = createSerpApiSearch({
+      ...http,
+      apiKey: settings.SERPAPI_API_KEY,
+      baseUrl: settings.SERPAPI_BASE_URL,
+      clock,
+    });
   }
 
   const answerEngines: Partial<Record<AnswerPlatform, AnswerEngine>> = {};
@@ -155,7 +176,8 @@ export function createProviderRegistry(settings: ProviderSettings, deps: Provide
       clock,
     });
   }
-  if (dataForSeo) answerEngines.google_ai_overview = createDataForSeoAiOverviewEngine({ ...http, ...dataForSeo, clock });
+  if (dataForSeo)
+    answerEngines.google_ai_overview = createDataForSeoAiOverviewEngine({ ...http, ...dataForSeo, clock });
 
   const research = new Map<ResearchPlatform, SearchProvider>();
   if (settings.SERP_PROVIDER === 'archive') research.set('organic', deps.archiveSearch);
@@ -173,7 +195,12 @@ export function createProviderRegistry(settings: ProviderSettings, deps: Provide
       name: isOpenAiHost(settings.OPENAI_BASE_URL) ? 'openai' : 'openai-compatible',
     });
   } else if (settings.LLM_PROVIDER === 'anthropic' && anthropicKey) {
-    writer = createAnthropicWriter({ ...http, apiKey: anthropicKey, baseUrl: settings.ANTHROPIC_BASE_URL, model: settings.ANTHROPIC_MODEL });
+    writer = createAnthropicWriter({
+      ...http,
+      apiKey: anthropicKey,
+      baseUrl: settings.ANTHROPIC_BASE_URL,
+      model: settings.ANTHROPIC_MODEL,
+    });
   }
 
   function missing(platforms: readonly ResearchPlatform[]): ApiError {

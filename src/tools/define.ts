@@ -70,7 +70,9 @@ export interface OperationDef<I extends z.ZodObject = z.ZodObject, O extends z.Z
 }
 
 /** Declares an operation; the identity function gives type inference between schemas and handler. */
-export function defineOperation<I extends z.ZodObject, O extends z.ZodType>(def: OperationDef<I, O>): OperationDef<I, O> {
+export function defineOperation<I extends z.ZodObject, O extends z.ZodType>(
+  def: OperationDef<I, O>,
+): OperationDef<I, O> {
   return def;
 }
 
@@ -79,5 +81,11 @@ export function defineOperation<I extends z.ZodObject, O extends z.ZodType>(def:
 export type AnyOperation = OperationDef<any, any>;
 
 export function isHandlerEnvelope(v: unknown): v is { status: number; body: unknown; resourceId?: string | null } {
-  return typeof v === 'object' && v !== null && 'status' in v && 'body' in v && Object.keys(v).every((k) => ['status', 'body', 'resourceId'].includes(k));
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    'status' in v &&
+    'body' in v &&
+    Object.keys(v).every((k) => ['status', 'body', 'resourceId'].includes(k))
+  );
 }

@@ -5,7 +5,13 @@ import type { Engine } from '../engine/engine.ts';
 import { parseIdempotencyKey, requestHash } from '../engine/idempotency.ts';
 import { rateLimitHeaders, type RateDecision } from '../engine/rate-limit.ts';
 import { immediate } from '../store/db.ts';
-import { isHandlerEnvelope, type AnyOperation, type Family, type OperationContext, type ProgressReporter } from './define.ts';
+import {
+  isHandlerEnvelope,
+  type AnyOperation,
+  type Family,
+  type OperationContext,
+  type ProgressReporter,
+} from './define.ts';
 
 export interface Invocation {
   principal: Principal;
@@ -105,7 +111,9 @@ export async function invokeOperation(engine: Engine, op: AnyOperation, call: In
   if (extra.length) throw invalidInput(op.family, extra);
   const defaultStatus = op.http.status;
   const unwrap = (r: unknown) =>
-    isHandlerEnvelope(r) ? { status: r.status, body: r.body, resourceId: r.resourceId ?? null } : { status: defaultStatus, body: r, resourceId: null };
+    isHandlerEnvelope(r)
+      ? { status: r.status, body: r.body, resourceId: r.resourceId ?? null }
+      : { status: defaultStatus, body: r, resourceId: null };
 
   if (op.annotations.readOnlyHint) {
     const r = unwrap(await op.handler(ctx, input));

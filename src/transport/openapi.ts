@@ -6,7 +6,10 @@ import { API_BASE } from './http/rest.ts';
 const COMMON_ERRORS = ['unauthorized', 'forbidden', 'not_found', 'rate_limit_exceeded', 'internal_error'] as const;
 
 function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   delete out.$schema;
   return out;
 }
@@ -20,7 +23,12 @@ export function buildOpenApi(operations: readonly AnyOperation[], version: strin
     const input = schemaOf(op.input, 'input') as { properties?: Record<string, unknown>; required?: string[] };
     const props = input.properties ?? {};
     const required = new Set(input.required ?? []);
-    const parameters: unknown[] = pathParams.map((name) => ({ name, in: 'path', required: true, schema: props[name] ?? { type: 'string' } }));
+    const parameters: unknown[] = pathParams.map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: props[name] ?? { type: 'string' },
+    }));
     let requestBody: unknown;
     if (op.http.method === 'GET') {
       for (const [name, schema] of Object.entries(props)) {
@@ -33,7 +41,12 @@ export function buildOpenApi(operations: readonly AnyOperation[], version: strin
           required: [...required].some((r) => !pathParams.includes(r)),
           content: {
             'application/json': {
-              schema: { type: 'object', properties: bodyProps, required: [...required].filter((r) => !pathParams.includes(r)), additionalProperties: false },
+              schema: {
+                type: 'object',
+                properties: bodyProps,
+                required: [...required].filter((r) => !pathParams.includes(r)),
+                additionalProperties: false,
+              },
             },
           },
         };
@@ -50,10 +63,16 @@ export function buildOpenApi(operations: readonly AnyOperation[], version: strin
     }
     const errors = [...new Set([...COMMON_ERRORS, ...op.errors])];
     const responses: Record<string, unknown> = {
-      [String(op.http.status)]: { description: 'Success', content: { 'application/json': { schema: schemaOf(op.output, 'output') } } },
+      [String(op.http.status)]: {
+        description: 'Success',
+        content: { 'application/json': { schema: schemaOf(op.output, 'output') } },
+      },
     };
     if (op.http.replayStatus && op.http.replayStatus !== op.http.status) {
-      responses[String(op.http.replayStatus)] = { description: 'Idempotent replay', content: { 'application/json': { schema: schemaOf(op.output, 'output') } } };
+      responses[String(op.http.replayStatus)] = {
+        description: 'Idempotent replay',
+        content: { 'application/json': { schema: schemaOf(op.output, 'output') } },
+      };
     }
     for (const code of errors) {
       const status = String(ERROR_CATALOGUE[code].status);
@@ -78,7 +97,11 @@ export function buildOpenApi(operations: readonly AnyOperation[], version: strin
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'agent-api', version, description: 'SEO content service: content jobs, Autopilot, Optimize, tracker and outreach lists.' },
+    info: {
+      title: 'agent-api',
+      version,
+      description: 'SEO content service: content jobs, Autopilot, Optimize, tracker and outreach lists.',
+    },
     servers: [{ url: '/' }],
     paths,
     components: {

@@ -118,15 +118,48 @@ describe.concurrent('agent-api command line (API.md section 6)', { timeout: 120_
 
   it('orgs create/update, clients create and keys create/revoke/list print the documented JSON and change the store', async () => {
     const db = newDb();
-    const org = oneJson(await cli(db, ['orgs', 'create', '--name', 'Acme Ltd', '--plan', 'pro', '--subscription', 'inactive', '--json']));
-    expect(org).toEqual({ org_id: expect.stringMatching(UUID_RE), name: 'Acme Ltd', plan: 'pro', subscription: 'inactive' });
+    const org = oneJson(
+      await cli(db, ['orgs', 'create', '--name', 'Acme Ltd', '--plan', 'pro', '--subscription', 'inactive', '--json']),
+    );
+    expect(org).toEqual({
+      org_id: expect.stringMatching(UUID_RE),
+      name: 'Acme Ltd',
+      plan: 'pro',
+      subscription: 'inactive',
+    });
     const orgId = org.org_id as string;
     const expiresAt = '2099-01-02T03:04:05.000Z';
 
     const [updated, client, key] = await Promise.all([
       cli(db, ['orgs', 'update', orgId, '--plan', 'agency', '--subscription', 'active', '--json']),
-      cli(db, ['clients', 'create', '--org', orgId, '--name', 'Plumbing Co', '--domain', 'plumbing.example', '--service-area', 'Austin, TX', '--tone', 'friendly_simple', '--json']),
-      cli(db, ['keys', 'create', '--org', orgId, '--scopes', 'optimize:run,reporter:read', '--name', 'ci key', '--expires-at', expiresAt, '--json']),
+      cli(db, [
+        'clients',
+        'create',
+        '--org',
+        orgId,
+        '--name',
+        'Plumbing Co',
+        '--domain',
+        'plumbing.example',
+        '--service-area',
+        'Austin, TX',
+        '--tone',
+        'friendly_simple',
+        '--json',
+      ]),
+      cli(db, [
+        'keys',
+        'create',
+        '--org',
+        orgId,
+        '--scopes',
+        'optimize:run,reporter:read',
+        '--name',
+        'ci key',
+        '--expires-at',
+        expiresAt,
+        '--json',
+      ]),
     ]);
     expect(oneJson(updated)).toEqual({ org_id: orgId, name: 'Acme Ltd', plan: 'agency', subscription: 'active' });
     const c = oneJson(client);
@@ -139,8 +172,15 @@ describe.concurrent('agent-api command line (API.md section 6)', { timeout: 120_
     const second = await withDb(db, async (s) => {
       const row = s.raw.prepare('SELECT plan, subscription_status FROM organisations WHERE id = ?').get(orgId);
       expect(row).toEqual({ plan: 'agency', subscription_status: 'active' });
-      const cl = s.raw.prepare('SELECT org_id, domain, service_area, default_tone FROM clients WHERE id = ?').get(c.client_id);
-      expect(cl).toEqual({ org_id: orgId, domain: 'plumbing.example', service_area: 'Austin, TX', default_tone: 'friendly_simple' });
+      const cl = s.raw
+        .prepare('SELECT org_id, domain, service_area, default_tone FROM clients WHERE id = ?')
+        .get(c.client_id);
+      expect(cl).toEqual({
+        org_id: orgId,
+        domain: 'plumbing.example',
+        service_area: 'Austin, TX',
+        default_tone: 'friendly_simple',
+      });
       const p = await authenticate(s.db, systemClock, k.api_key);
       expect(p).toMatchObject({ orgId, keyId: k.key_id, plan: 'agency', subscriptionActive: true, ratePerMinute: 120 });
       expect([...p.scopes].sort()).toEqual(['optimize:read', 'optimize:run', 'reporter:read']);
@@ -160,7 +200,12 @@ describe.concurrent('agent-api command line (API.md section 6)', { timeout: 120_
     const listJson = await cli(db, ['keys', 'list', '--org', orgId, '--json']);
     const listed = oneJson<{ keys: Array<Record<string, unknown>> }>(listJson);
     expect(listed.keys).toHaveLength(2);
-    expect(listed.keys.find((x) => x.key_id === k.key_id)).toMatchObject({ name: 'ci key', scopes: ['optimize:run', 'reporter:read'], expires_at: expiresAt, revoked_at: expect.any(String) });
+    expect(listed.keys.find((x) => x.key_id === k.key_id)).toMatchObject({
+      name: 'ci key',
+      scopes: ['optimize:run', 'reporter:read'],
+      expires_at: expiresAt,
+      revoked_at: expect.any(String),
+    });
     expect(listed.keys.find((x) => x.key_id === second.keyId)).toMatchObject({ revoked_at: null, expires_at: null });
     // Listings show a recognisable prefix, never the key.
     expect(listJson.stdout).not.toMatch(KEY_IN_TEXT);
@@ -169,7 +214,11 @@ describe.concurrent('agent-api command line (API.md section 6)', { timeout: 120_
 
   it('bad plans, bad scope names and unknown organisations exit non-zero with a clear stderr message and create nothing', async () => {
     const db = newDb();
-    const orgId = await withDb(db, async (s) => (await createOrganisation(s.db, { name: 'o', plan: 'starter', subscription: 'active' }, Date.now())).id);
+    const orgId = await withDb(
+      db,
+      async (s) =>
+        (await createOrganisation(s.db, { name: 'o', plan: 'starter', subscription: 'active' }, Date.now())).id,
+    );
     const missing = '00000000-0000-4000-8000-000000000000';
     const [badPlan, badScope, unknownOrg] = await Promise.all([
       cli(db, ['orgs', 'create', '--name', 'X', '--plan', 'gold', '--json']),

@@ -33,7 +33,8 @@ import {
 let t: TestApp;
 let log: ReturnType<typeof recordStatuses>;
 let a: Tenant;
-const KB = 'Test client has taught Python courses in Austin since 2015. Test client runs asyncio workshops every quarter.';
+const KB =
+  'Test client has taught Python courses in Austin since 2015. Test client runs asyncio workshops every quarter.';
 
 beforeAll(async () => {
   t = await startContentApp();
@@ -44,7 +45,16 @@ afterAll(async () => {
   await t?.close();
 });
 
-const STAGES = ['queued', 'researching', 'briefing', 'drafting', 'optimizing', 'fact_checking', 'finalizing', 'complete'];
+const STAGES = [
+  'queued',
+  'researching',
+  'briefing',
+  'drafting',
+  'optimizing',
+  'fact_checking',
+  'finalizing',
+  'complete',
+];
 
 /** The main text of an archived page, as the research step read it. */
 async function sourceText(url: string): Promise<string> {
@@ -61,15 +71,33 @@ describe('a completed run (python asyncio tutorial, commercial service page: the
   let art: Artifacts;
 
   beforeAll(async () => {
-    const r = await postAutopilot(t, a.key, { topic: ASYNCIO, client_id: a.clientId, page_contract: 'commercial_service' });
+    const r = await postAutopilot(t, a.key, {
+      topic: ASYNCIO,
+      client_id: a.clientId,
+      page_contract: 'commercial_service',
+    });
     expect(r.status, r.text).toBe(202);
     expect(Object.keys(r.body).sort()).toEqual(['created_at', 'job_id', 'stage', 'status', 'usage_impact']);
-    expect(r.body).toMatchObject({ status: 'queued', stage: 'queued', usage_impact: { level: expect.any(String), included: true } });
+    expect(r.body).toMatchObject({
+      status: 'queued',
+      stage: 'queued',
+      usage_impact: { level: expect.any(String), included: true },
+    });
     expect(r.body.job_id).toMatch(UUID);
     expect(r.body.created_at).toMatch(ISO_MS);
     id = r.body.job_id;
     const queued = await getAutopilot(t, a.key, id);
-    expect(queued.body).toMatchObject({ status: 'queued', stage: 'queued', optimize_passes: 0, optimize_pass_cap: 3, charged: false, released: false, completed_at: null, review: null, publish: null });
+    expect(queued.body).toMatchObject({
+      status: 'queued',
+      stage: 'queued',
+      optimize_passes: 0,
+      optimize_pass_cap: 3,
+      charged: false,
+      released: false,
+      completed_at: null,
+      review: null,
+      publish: null,
+    });
     expect(await ledgerOf(t, id)).toEqual([{ state: 'reserved', units: 25 }]);
     expect(await settle(t, id)).toBe('completed');
     status = (await getAutopilot(t, a.key, id)).body;
@@ -82,7 +110,16 @@ describe('a completed run (python asyncio tutorial, commercial service page: the
   });
 
   it('the status view: complete, passes within the cap and at least one, charged true and released false (from the ledger)', async () => {
-    expect(status).toMatchObject({ job_id: id, status: 'completed', stage: 'complete', optimize_pass_cap: 3, charged: true, released: false, error: null, publish: null });
+    expect(status).toMatchObject({
+      job_id: id,
+      status: 'completed',
+      stage: 'complete',
+      optimize_pass_cap: 3,
+      charged: true,
+      released: false,
+      error: null,
+      publish: null,
+    });
     expect(status.optimize_passes).toBeGreaterThan(0);
     expect(status.optimize_passes).toBeLessThanOrEqual(status.optimize_pass_cap);
     for (const k of ['started_at', 'updated_at', 'completed_at'] as const) expect(status[k]).toMatch(ISO_MS);
@@ -93,7 +130,12 @@ describe('a completed run (python asyncio tutorial, commercial service page: the
 
   it('the review: word count, score before and after (a kept pass raised it), readability, claims checked/supported/removed', () => {
     const r = status.review!;
-    expect(r).toMatchObject({ writer: 'extractive', optimize_passes: status.optimize_passes, target_score: 75, word_count_target: 800 });
+    expect(r).toMatchObject({
+      writer: 'extractive',
+      optimize_passes: status.optimize_passes,
+      target_score: 75,
+      word_count_target: 800,
+    });
     expect(r.word_count).toBe(art.draft!.word_count);
     expect(r.score_before).toEqual(expect.any(Number));
     expect(r.score_after).toBeGreaterThan(r.score_before!);
@@ -131,15 +173,26 @@ describe('a completed run (python asyncio tutorial, commercial service page: the
 
   it('artifacts of the run: brief, draft and review; the detail record is readable as a job of kind autopilot', async () => {
     expect(art).toMatchObject({ job_id: id, status: 'completed', writer: 'extractive' });
-    for (const k of ['outline', 'seo_metadata', 'entities', 'faqs', 'draft', 'citations', 'sources', 'review'] as const) expect(art[k], k).not.toBeNull();
+    for (const k of ['outline', 'seo_metadata', 'entities', 'faqs', 'draft', 'citations', 'sources', 'review'] as const)
+      expect(art[k], k).not.toBeNull();
     const d = await getJob(t, a.key, id);
-    expect(d.body).toMatchObject({ kind: 'autopilot', mode: null, status: 'completed', progress: { stage: 'complete', percent: 100 }, billing: { charged: true, released: false } });
+    expect(d.body).toMatchObject({
+      kind: 'autopilot',
+      mode: null,
+      status: 'completed',
+      progress: { stage: 'complete', percent: 100 },
+      billing: { charged: true, released: false },
+    });
   });
 });
 
 describe('Autopilot over MCP and a failing run', () => {
   it('create_content_autopilot over MCP starts a run (the start record); it completes', async () => {
-    const r = await tool(t, a.key, 'create_content_autopilot', { topic: PLUMBING, client_id: a.clientId, page_contract: 'commercial_service' });
+    const r = await tool(t, a.key, 'create_content_autopilot', {
+      topic: PLUMBING,
+      client_id: a.clientId,
+      page_contract: 'commercial_service',
+    });
     expect(r.isError).toBeFalsy();
     const started = structured<{ job_id: string; status: string; stage: string }>(r);
     expect(started).toMatchObject({ status: 'queued', stage: 'queued' });
@@ -151,10 +204,22 @@ describe('Autopilot over MCP and a failing run', () => {
   });
 
   it('a run that cannot finish: stage failed, error set, released true, charged false, no review', async () => {
-    const started = await startedAutopilot(t, a.key, { topic: NO_MATCH, client_id: a.clientId, page_contract: 'article' });
+    const started = await startedAutopilot(t, a.key, {
+      topic: NO_MATCH,
+      client_id: a.clientId,
+      page_contract: 'article',
+    });
     expect(await settle(t, started.job_id)).toBe('failed');
     const s = (await getAutopilot(t, a.key, started.job_id)).body;
-    expect(s).toMatchObject({ status: 'failed', stage: 'failed', charged: false, released: true, optimize_passes: 0, review: null, publish: null });
+    expect(s).toMatchObject({
+      status: 'failed',
+      stage: 'failed',
+      charged: false,
+      released: true,
+      optimize_passes: 0,
+      review: null,
+      publish: null,
+    });
     expect(s.error).toMatch(/no usable pages/);
     expect(s.completed_at).toMatch(ISO_MS);
     expect(log.stages(started.job_id)).toEqual(['queued', 'researching', 'failed']);

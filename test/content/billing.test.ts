@@ -36,14 +36,19 @@ afterAll(async () => {
 });
 
 const failing = (clientId: string) => ({ topic: NO_MATCH, client_id: clientId, page_contract: 'article' });
-const succeeding = (clientId: string) => ({ topic: NO_MATCH, client_id: clientId, draft_body: '# Our page\n\nWe fix pipes at night. Call us when water is where it should not be.\n' });
+const succeeding = (clientId: string) => ({
+  topic: NO_MATCH,
+  client_id: clientId,
+  draft_body: '# Our page\n\nWe fix pipes at night. Call us when water is where it should not be.\n',
+});
 
 interface WindowView {
   limit: number;
   used: number;
   reserved: number;
 }
-const usage = async (key: string) => (await call<{ windows: { '24h': WindowView; '7d': WindowView } }>(t, 'GET', '/usage', { key })).body.windows;
+const usage = async (key: string) =>
+  (await call<{ windows: { '24h': WindowView; '7d': WindowView } }>(t, 'GET', '/usage', { key })).body.windows;
 
 describe('C. usage reservations through content jobs', () => {
   it('C.27 a starter pool (100 units) and 11 concurrent job requests (10 units each): exactly 10 accepted, 1 refused 429; no overshoot', async () => {
@@ -52,7 +57,11 @@ describe('C. usage reservations through content jobs', () => {
     expect(answers.filter((r) => r.status === 201)).toHaveLength(10);
     const refused = answers.filter((r) => r.status !== 201);
     expect(refused.map((r) => [r.status, r.body.error.code])).toEqual([[429, 'usage_limit_reached']]);
-    const rows = await t.db.selectFrom('usage_ledger').select(['units', 'state']).where('org_id', '=', s.orgId).execute();
+    const rows = await t.db
+      .selectFrom('usage_ledger')
+      .select(['units', 'state'])
+      .where('org_id', '=', s.orgId)
+      .execute();
     expect(rows.reduce((n, r) => n + r.units, 0)).toBe(100);
     expect(await usage(s.key)).toMatchObject({ '24h': { limit: 100, used: 0, reserved: 100 } });
     // An Autopilot start (25 units) does not fit either.
@@ -133,7 +142,9 @@ describe('C.31 / C.32 windows on the fake clock (starter: 100 units per 24 h, 40
     expect(inside.body.error.details).toMatchObject({ window: '24h', limit: 100, in_use: 100 });
     expect(inside.body.error.details!.recovers_at).toBe(new Date(day0 + DAY).toISOString());
     t.clock.set(day0 + DAY);
-    expect((await postJob(t, s.key, failing(s.clientId))).status, 'the boundary itself is outside the window').toBe(201);
+    expect((await postJob(t, s.key, failing(s.clientId))).status, 'the boundary itself is outside the window').toBe(
+      201,
+    );
     t.clock.set(day0 + DAY + 1_000);
     await accept(9);
   });
@@ -150,7 +161,9 @@ describe('C.31 / C.32 windows on the fake clock (starter: 100 units per 24 h, 40
     expect(r.status).toBe(429);
     expect(r.body.error.details).toMatchObject({ window: '7d', limit: 400, in_use: 400, requested: 10 });
     expect(r.body.error.details!.recovers_at).toBe(new Date(day0 + 7 * DAY).toISOString());
-    expect(await t.db.selectFrom('usage_ledger').select('id').where('org_id', '=', s.orgId).execute()).toHaveLength(rows.length);
+    expect(await t.db.selectFrom('usage_ledger').select('id').where('org_id', '=', s.orgId).execute()).toHaveLength(
+      rows.length,
+    );
     expect(await usage(s.key)).toMatchObject({ '24h': { used: 0, reserved: 0 }, '7d': { reserved: 400 } });
   });
 
@@ -193,14 +206,19 @@ describe('C.33 left-behind reservations', () => {
     const s = await tenant(t, 'starter');
     const job = await createdJob(t, s.key, succeeding(s.clientId));
     const raw = t.app.database.raw;
-    raw.exec(`create temp trigger refuse_charge before update on usage_ledger when new.state = 'charged' begin select raise(abort, 'charge refused by test'); end;`);
+    raw.exec(
+      `create temp trigger refuse_charge before update on usage_ledger when new.state = 'charged' begin select raise(abort, 'charge refused by test'); end;`,
+    );
     try {
       expect(await settle(t, job.job_id)).toBe('completed');
     } finally {
       raw.exec('drop trigger refuse_charge');
     }
     expect(t.logs!.text()).toContain('usage charge failed; the reconciler will retry it');
-    expect((await getJob(t, s.key, job.job_id)).body).toMatchObject({ status: 'completed', billing: { charged: false, released: false } });
+    expect((await getJob(t, s.key, job.job_id)).body).toMatchObject({
+      status: 'completed',
+      billing: { charged: false, released: false },
+    });
     expect(await ledgerOf(t, job.job_id)).toEqual([{ state: 'reserved', units: 10 }]);
     t.clock.advance(2 * 60_000);
     expect(await t.engine.usage.reconcile(t.db, 60_000)).toEqual({ charged: 1, released: 0 });
@@ -214,7 +232,7 @@ describe('C.34 invariant after a randomized soak of content work', () => {
   it('creates, failures and completions across rolling windows: charged + reserved never exceed a window; every reservation ends settled', async () => {
     const s = await tenant(t, 'starter');
     let seed = 20_261_101;
-    const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     const statuses = new Map<number, number>();
     let ops = 0;
     for (let batch = 0; batch < 24; batch++) {
@@ -247,9 +265,14 @@ describe('C.34 invariant after a randomized soak of content work', () => {
     expect(rows.some((r) => r.state === 'charged') && rows.some((r) => r.state === 'released')).toBe(true);
     // Charged + reserved within any window ending at any acceptance never exceeds the pool (released rows were
     // counted while reserved, so the live sum at each acceptance is bounded too).
-    for (const [w, limit] of [[DAY, 100], [7 * DAY, 400]] as const) {
+    for (const [w, limit] of [
+      [DAY, 100],
+      [7 * DAY, 400],
+    ] as const) {
       for (const r of rows) {
-        const load = rows.filter((x) => x.state !== 'released' && x.created_at > r.created_at - w && x.created_at <= r.created_at).reduce((n, x) => n + x.units, 0);
+        const load = rows
+          .filter((x) => x.state !== 'released' && x.created_at > r.created_at - w && x.created_at <= r.created_at)
+          .reduce((n, x) => n + x.units, 0);
         expect(load, `window ${w} at ${r.created_at}`).toBeLessThanOrEqual(limit);
       }
     }

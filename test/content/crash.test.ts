@@ -39,10 +39,21 @@ async function start(leaseMs = 10_000): Promise<SpawnedServer> {
   return server;
 }
 
-async function api<T = Record<string, unknown>>(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+async function api<T = Record<string, unknown>>(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${base}/api/agent/v1${path}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, connection: 'close', ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      authorization: `Bearer ${key}`,
+      connection: 'close',
+      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: (await res.json()) as T };
@@ -73,7 +84,8 @@ async function until<T>(read: () => Promise<T>, check: (v: T) => boolean, timeou
 const jobBody = { topic: PLUMBING, client_id: '', page_contract: 'commercial_service', word_count_target: 300 };
 const pilotBody = { topic: PLUMBING, client_id: '', page_contract: 'commercial_service' };
 const runOf = (id: string) => db.selectFrom('runs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
-const ledgerOf = (id: string) => db.selectFrom('usage_ledger').select(['state', 'units']).where('resource_id', '=', id).execute();
+const ledgerOf = (id: string) =>
+  db.selectFrom('usage_ledger').select(['state', 'units']).where('resource_id', '=', id).execute();
 const keyOf = (runId: string, step: string, call: string) => `${runId}:${step}:${call}`;
 
 beforeAll(async () => {
@@ -118,7 +130,9 @@ describe('kill -9, restart, two processes and SIGTERM, through content jobs and 
     // B.23: the brief calls of a job and an Autopilot run are held before they reach the provider.
     proxy.setPolicy((k) => (k?.endsWith(':brief:brief') ? 'before' : 'pass'));
     const j1 = await api<JobDetail>(a.url, 'POST', '/copywriter/jobs', jobBody, { 'idempotency-key': 'b23-job' });
-    const p1 = await api<JobDetail>(a.url, 'POST', '/copywriter/autopilot', pilotBody, { 'idempotency-key': 'b23-pilot' });
+    const p1 = await api<JobDetail>(a.url, 'POST', '/copywriter/autopilot', pilotBody, {
+      'idempotency-key': 'b23-pilot',
+    });
     expect([j1.status, p1.status]).toEqual([201, 202]);
     ids.b23job = j1.body.job_id;
     ids.b23pilot = p1.body.job_id;
@@ -126,7 +140,9 @@ describe('kill -9, restart, two processes and SIGTERM, through content jobs and 
     // B.24: the draft calls of another job and run reach the provider, which answers; the answers are held.
     proxy.setPolicy((k) => (k?.endsWith(':draft:draft') ? 'after' : 'pass'));
     const j2 = await api<JobDetail>(a.url, 'POST', '/copywriter/jobs', jobBody, { 'idempotency-key': 'b24-job' });
-    const p2 = await api<JobDetail>(a.url, 'POST', '/copywriter/autopilot', pilotBody, { 'idempotency-key': 'b24-pilot' });
+    const p2 = await api<JobDetail>(a.url, 'POST', '/copywriter/autopilot', pilotBody, {
+      'idempotency-key': 'b24-pilot',
+    });
     expect([j2.status, p2.status]).toEqual([201, 202]);
     ids.b24job = j2.body.job_id;
     ids.b24pilot = p2.body.job_id;
@@ -202,9 +218,9 @@ describe('kill -9, restart, two processes and SIGTERM, through content jobs and 
       const jobs = await db.selectFrom('content_jobs').select('id').where('org_id', '=', orgId).execute();
       expect(jobs).toHaveLength(4);
       expect(await db.selectFrom('usage_ledger').select('id').where('org_id', '=', orgId).execute()).toHaveLength(4);
-      expect(await db.selectFrom('idempotency_keys').select('key').where('org_id', '=', orgId).orderBy('key').execute()).toEqual(
-        ['b23-job', 'b23-pilot', 'b24-job', 'b24-pilot'].map((k) => ({ key: k })),
-      );
+      expect(
+        await db.selectFrom('idempotency_keys').select('key').where('org_id', '=', orgId).orderBy('key').execute(),
+      ).toEqual(['b23-job', 'b23-pilot', 'b24-job', 'b24-pilot'].map((k) => ({ key: k })));
       for (const r of fake.requests) expect(fake.runsFor(r.key!), r.key!).toBe(1);
       for (const s of [b, c]) expect(s.stderr()).not.toMatch(/usage charge skipped|usage release skipped/);
     });
@@ -212,15 +228,24 @@ describe('kill -9, restart, two processes and SIGTERM, through content jobs and 
     it('G.76 two processes on one database: each new run is executed by one of them only (one provider call per step key), charged once', async () => {
       const before = fake.requests.length;
       const created = await Promise.all(
-        [b, c, b, c].map((s, i) => api<JobDetail>(s.url, 'POST', i < 2 ? '/copywriter/jobs' : '/copywriter/autopilot', i < 2 ? jobBody : pilotBody)),
+        [b, c, b, c].map((s, i) =>
+          api<JobDetail>(
+            s.url,
+            'POST',
+            i < 2 ? '/copywriter/jobs' : '/copywriter/autopilot',
+            i < 2 ? jobBody : pilotBody,
+          ),
+        ),
       );
       expect(created.map((r) => r.status)).toEqual([201, 201, 202, 202]);
       const done = await Promise.all(created.map((r) => finished(c.url, r.body.job_id)));
-      for (const d of done) expect(d).toMatchObject({ status: 'completed', billing: { charged: true, released: false } });
+      for (const d of done)
+        expect(d).toMatchObject({ status: 'completed', billing: { charged: true, released: false } });
       const keys = fake.requests.slice(before).map((r) => r.key!);
       expect(keys.length).toBeGreaterThanOrEqual(8);
       for (const k of keys) expect(fake.callsFor(k), k).toBe(1);
-      for (const r of created) expect(await ledgerOf(r.body.job_id)).toEqual([{ state: 'charged', units: r.status === 201 ? 10 : 25 }]);
+      for (const r of created)
+        expect(await ledgerOf(r.body.job_id)).toEqual([{ state: 'charged', units: r.status === 201 ? 10 : 25 }]);
       for (const r of created) expect(await runOf(r.body.job_id)).toMatchObject({ state: 'done', lease_owner: null });
     });
 
@@ -233,10 +258,17 @@ describe('kill -9, restart, two processes and SIGTERM, through content jobs and 
       const runId = (await runOf(created.body.job_id)).id;
       proxy.setPolicy(() => 'pass');
       b.child.kill('SIGTERM');
-      await until(async () => b.stderr(), (text) => text.includes('shutting down'));
+      await until(
+        async () => b.stderr(),
+        (text) => text.includes('shutting down'),
+      );
       // The provider answers while the server shuts down: the in-flight step completes and is checkpointed.
       proxy.release();
-      expect(await new Promise((resolve) => (b.child.exitCode !== null ? resolve(b.child.exitCode) : b.child.once('exit', (code) => resolve(code))))).toBe(0);
+      expect(
+        await new Promise((resolve) =>
+          b.child.exitCode !== null ? resolve(b.child.exitCode) : b.child.once('exit', (code) => resolve(code)),
+        ),
+      ).toBe(0);
       const left = await runOf(created.body.job_id);
       expect(left.lease_owner).toBeNull();
       expect(['pending', 'done']).toContain(left.state);

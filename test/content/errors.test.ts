@@ -44,13 +44,29 @@ afterAll(async () => {
 // A fresh per-minute request allowance for every test (the clock is fake; usage windows are far from full).
 beforeEach(() => t.clock.advance(61_000));
 
-const job = (extra: Record<string, unknown> = {}) => ({ topic: PLUMBING, client_id: a.clientId, page_contract: 'article', ...extra });
-const pilot = (extra: Record<string, unknown> = {}) => ({ topic: PLUMBING, client_id: a.clientId, page_contract: 'commercial_service', ...extra });
+const job = (extra: Record<string, unknown> = {}) => ({
+  topic: PLUMBING,
+  client_id: a.clientId,
+  page_contract: 'article',
+  ...extra,
+});
+const pilot = (extra: Record<string, unknown> = {}) => ({
+  topic: PLUMBING,
+  client_id: a.clientId,
+  page_contract: 'commercial_service',
+  ...extra,
+});
 
 /** REST and MCP answer 400 invalid_input with the same body naming `field`; nothing is created. */
-async function expectInvalid(route: 'job' | 'autopilot', body: Record<string, unknown>, field: string, message?: RegExp) {
+async function expectInvalid(
+  route: 'job' | 'autopilot',
+  body: Record<string, unknown>,
+  field: string,
+  message?: RegExp,
+) {
   const before = await footprint(t, a.orgId);
-  const rest = route === 'job' ? await postJob(t, a.key, body, idem('bad')) : await postAutopilot(t, a.key, body, idem('bad'));
+  const rest =
+    route === 'job' ? await postJob(t, a.key, body, idem('bad')) : await postAutopilot(t, a.key, body, idem('bad'));
   const mcp = await tool(t, a.key, route === 'job' ? 'create_content_job' : 'create_content_autopilot', body);
   expectSameError(mcp, rest, 400, 'invalid_input');
   const fields = rest.body.error.details!.fields as { path: string; message: string }[];
@@ -58,7 +74,12 @@ async function expectInvalid(route: 'job' | 'autopilot', body: Record<string, un
   expect(hit, JSON.stringify(fields)).toBeDefined();
   if (message) expect(hit!.message).toMatch(message);
   const after = await footprint(t, a.orgId);
-  expect([after.jobs, after.reservations, after.runs, after.keys]).toEqual([before.jobs, before.reservations, before.runs, before.keys]);
+  expect([after.jobs, after.reservations, after.runs, after.keys]).toEqual([
+    before.jobs,
+    before.reservations,
+    before.runs,
+    before.keys,
+  ]);
 }
 
 describe('400 invalid_input: POST /copywriter/jobs', () => {
@@ -77,8 +98,16 @@ describe('400 invalid_input: POST /copywriter/jobs', () => {
     ['word_count_target 10001', { word_count_target: 10_001 }, 'word_count_target'],
     ['word_count_target not an integer', { word_count_target: 500.5 }, 'word_count_target'],
     ['source_url missing with project_mode optimize', { project_mode: 'optimize' }, 'source_url'],
-    ['unsafe source_url (loopback)', { project_mode: 'optimize', source_url: 'http://127.0.0.1:8080/admin' }, 'source_url'],
-    ['unsafe source_url (metadata address)', { project_mode: 'optimize', source_url: 'http://169.254.169.254/latest/meta-data/' }, 'source_url'],
+    [
+      'unsafe source_url (loopback)',
+      { project_mode: 'optimize', source_url: 'http://127.0.0.1:8080/admin' },
+      'source_url',
+    ],
+    [
+      'unsafe source_url (metadata address)',
+      { project_mode: 'optimize', source_url: 'http://169.254.169.254/latest/meta-data/' },
+      'source_url',
+    ],
     ['unsafe source_url (not http)', { project_mode: 'optimize', source_url: 'file:///etc/passwd' }, 'source_url'],
     ['language not a supported code', { language: 'xx' }, 'language'],
     ['language not a code at all', { language: 'English' }, 'language'],
@@ -86,13 +115,25 @@ describe('400 invalid_input: POST /copywriter/jobs', () => {
     ['research_platforms empty', { research_platforms: [] }, 'research_platforms'],
     ['research_platforms repeated', { research_platforms: ['organic', 'organic'] }, 'research_platforms'],
   ])('%s', async (_label, extra, field) => {
-    const body = Object.fromEntries(Object.entries(job(extra as Record<string, unknown>)).filter(([, v]) => v !== undefined));
+    const body = Object.fromEntries(
+      Object.entries(job(extra as Record<string, unknown>)).filter(([, v]) => v !== undefined),
+    );
     await expectInvalid('job', body, field);
   });
 
   it('a research platform without a configured provider names the setting that enables it', async () => {
-    await expectInvalid('job', job({ research_platforms: ['youtube_search'] }), 'research_platforms', /SERP_PROVIDER=dataforseo or serpapi/);
-    await expectInvalid('job', job({ research_platforms: ['organic', 'chatgpt'] }), 'research_platforms', /OPENAI_API_KEY/);
+    await expectInvalid(
+      'job',
+      job({ research_platforms: ['youtube_search'] }),
+      'research_platforms',
+      /SERP_PROVIDER=dataforseo or serpapi/,
+    );
+    await expectInvalid(
+      'job',
+      job({ research_platforms: ['organic', 'chatgpt'] }),
+      'research_platforms',
+      /OPENAI_API_KEY/,
+    );
   });
 
   it('several bad fields are all named', async () => {
@@ -105,7 +146,10 @@ describe('400 invalid_input: POST /copywriter/jobs', () => {
   it('an unknown field: REST 400 invalid_input naming it; MCP rejects the unknown argument (JSON-RPC -32602) with the same body as data', async () => {
     const rest = await postJob(t, a.key, job({ colour: 'blue' }));
     expect(rest.status).toBe(400);
-    expect(rest.body.error).toMatchObject({ code: 'invalid_input', details: { fields: [{ path: 'colour', message: 'Unknown field.' }] } });
+    expect(rest.body.error).toMatchObject({
+      code: 'invalid_input',
+      details: { fields: [{ path: 'colour', message: 'Unknown field.' }] },
+    });
     const c = await mcpClient(t, a.key);
     try {
       const err = await c.client.callTool({ name: 'create_content_job', arguments: job({ colour: 'blue' }) }).then(
@@ -121,7 +165,12 @@ describe('400 invalid_input: POST /copywriter/jobs', () => {
   });
 
   it('boundaries are accepted: word_count_target 100 and 10000, a language with a region, draft_body without page_contract', async () => {
-    for (const extra of [{ word_count_target: 100 }, { word_count_target: 10_000 }, { language: 'pt-BR' }, { page_contract: undefined, draft_body: '# Mine\n\nMy page.' }]) {
+    for (const extra of [
+      { word_count_target: 100 },
+      { word_count_target: 10_000 },
+      { language: 'pt-BR' },
+      { page_contract: undefined, draft_body: '# Mine\n\nMy page.' },
+    ]) {
       const body = Object.fromEntries(Object.entries(job(extra)).filter(([, v]) => v !== undefined));
       const r = await postJob(t, a.key, body);
       expect(r.status, `${JSON.stringify(extra)}: ${r.text}`).toBe(201);
@@ -139,16 +188,25 @@ describe('400 invalid_input: POST /copywriter/autopilot', () => {
     ['location_lat out of range', { location_lat: 91, location_lng: 0 }, 'location_lat'],
     ['allow_location_conflict not a boolean', { allow_location_conflict: 'yes' }, 'allow_location_conflict'],
     ['language not a supported code', { language: 'klingon' }, 'language'],
-    ['research_platforms without a configured provider', { research_platforms: ['google_video_pack'] }, 'research_platforms'],
+    [
+      'research_platforms without a configured provider',
+      { research_platforms: ['google_video_pack'] },
+      'research_platforms',
+    ],
   ])('%s', async (_label, extra, field) => {
-    const body = Object.fromEntries(Object.entries(pilot(extra as Record<string, unknown>)).filter(([, v]) => v !== undefined));
+    const body = Object.fromEntries(
+      Object.entries(pilot(extra as Record<string, unknown>)).filter(([, v]) => v !== undefined),
+    );
     await expectInvalid('autopilot', body, field);
   });
 
   it('fields of content jobs are unknown to Autopilot (REST 400 naming them)', async () => {
     const r = await postAutopilot(t, a.key, pilot({ mode: 'stepped', word_count_target: 500 }));
     expect(r.status).toBe(400);
-    expect((r.body.error.details!.fields as { path: string }[]).map((f) => f.path).sort()).toEqual(['mode', 'word_count_target']);
+    expect((r.body.error.details!.fields as { path: string }[]).map((f) => f.path).sort()).toEqual([
+      'mode',
+      'word_count_target',
+    ]);
   });
 
   it('context of exactly 2000 characters is accepted', async () => {
@@ -162,15 +220,39 @@ describe('403 plan_required / 402 subscription_required: an inactive organisatio
     const b = await tenant(t, 'pro');
     const existing = await createdJob(t, b.key, { topic: PLUMBING, client_id: b.clientId, page_contract: 'article' });
     const run1 = await startedAutopilot(t, b.key, { topic: PLUMBING, client_id: b.clientId, page_contract: 'article' });
-    await t.db.updateTable('organisations').set({ subscription_status: 'inactive' }).where('id', '=', b.orgId).execute();
+    await t.db
+      .updateTable('organisations')
+      .set({ subscription_status: 'inactive' })
+      .where('id', '=', b.orgId)
+      .execute();
     const before = await footprint(t, b.orgId);
 
     const body = { topic: PLUMBING, client_id: b.clientId, page_contract: 'article' };
-    expectSameError(await tool(t, b.key, 'create_content_job', body), await postJob(t, b.key, body, idem('sub')), 403, 'plan_required');
-    expectSameError(await tool(t, b.key, 'create_content_autopilot', body), await postAutopilot(t, b.key, body, idem('sub')), 402, 'subscription_required');
-    expectSameError(await tool(t, b.key, 'approve_content_brief', { job_id: existing.job_id }), await approve(t, b.key, existing.job_id), 403, 'plan_required');
+    expectSameError(
+      await tool(t, b.key, 'create_content_job', body),
+      await postJob(t, b.key, body, idem('sub')),
+      403,
+      'plan_required',
+    );
+    expectSameError(
+      await tool(t, b.key, 'create_content_autopilot', body),
+      await postAutopilot(t, b.key, body, idem('sub')),
+      402,
+      'subscription_required',
+    );
+    expectSameError(
+      await tool(t, b.key, 'approve_content_brief', { job_id: existing.job_id }),
+      await approve(t, b.key, existing.job_id),
+      403,
+      'plan_required',
+    );
     const after = await footprint(t, b.orgId);
-    expect([after.jobs, after.reservations, after.runs, after.keys]).toEqual([before.jobs, before.reservations, before.runs, before.keys]);
+    expect([after.jobs, after.reservations, after.runs, after.keys]).toEqual([
+      before.jobs,
+      before.reservations,
+      before.runs,
+      before.keys,
+    ]);
 
     expect((await getJob(t, b.key, existing.job_id)).status).toBe(200);
     expect((await getArtifacts(t, b.key, existing.job_id)).status).toBe(200);
@@ -184,10 +266,25 @@ describe('403 forbidden: scopes', () => {
   it('a key without copywriter:run cannot create, start or approve (details.required_scope); copywriter:read still reads', async () => {
     const existing = await createdJob(t, a.key, job({ mode: 'stepped' }));
     const reader = (await t.key(a.orgId, ['copywriter:read'])).apiKey;
-    expectSameError(await tool(t, reader, 'create_content_job', job()), await postJob(t, reader, job()), 403, 'forbidden');
-    expectSameError(await tool(t, reader, 'create_content_autopilot', pilot()), await postAutopilot(t, reader, pilot()), 403, 'forbidden');
+    expectSameError(
+      await tool(t, reader, 'create_content_job', job()),
+      await postJob(t, reader, job()),
+      403,
+      'forbidden',
+    );
+    expectSameError(
+      await tool(t, reader, 'create_content_autopilot', pilot()),
+      await postAutopilot(t, reader, pilot()),
+      403,
+      'forbidden',
+    );
     const rest = await approve(t, reader, existing.job_id);
-    expectSameError(await tool(t, reader, 'approve_content_brief', { job_id: existing.job_id }), rest, 403, 'forbidden');
+    expectSameError(
+      await tool(t, reader, 'approve_content_brief', { job_id: existing.job_id }),
+      rest,
+      403,
+      'forbidden',
+    );
     expect(rest.body.error.details).toEqual({ required_scope: 'copywriter:run' });
     expect((await getJob(t, reader, existing.job_id)).status).toBe(200);
     expect((await listJobs(t, reader)).status).toBe(200);
@@ -207,7 +304,12 @@ describe('403 forbidden: scopes', () => {
       expectSameError(await tool(t, other, name, args), rest, 403, 'forbidden');
       expect(rest.body.error.details).toEqual({ required_scope: 'copywriter:read' });
     }
-    expectSameError(await tool(t, other, 'create_content_job', job()), await postJob(t, other, job()), 403, 'forbidden');
+    expectSameError(
+      await tool(t, other, 'create_content_job', job()),
+      await postJob(t, other, job()),
+      403,
+      'forbidden',
+    );
   });
 });
 
@@ -217,8 +319,12 @@ describe('404 not_found: foreign and missing ids', () => {
   let foreignPilot: string;
   beforeAll(async () => {
     b = await tenant(t);
-    foreignJob = (await createdJob(t, b.key, { topic: PLUMBING, client_id: b.clientId, page_contract: 'article', mode: 'stepped' })).job_id;
-    foreignPilot = (await startedAutopilot(t, b.key, { topic: PLUMBING, client_id: b.clientId, page_contract: 'article' })).job_id;
+    foreignJob = (
+      await createdJob(t, b.key, { topic: PLUMBING, client_id: b.clientId, page_contract: 'article', mode: 'stepped' })
+    ).job_id;
+    foreignPilot = (
+      await startedAutopilot(t, b.key, { topic: PLUMBING, client_id: b.clientId, page_contract: 'article' })
+    ).job_id;
   });
 
   it("another organisation's client_id: 404, the same body as a missing client; nothing created, reserved or stored for the key", async () => {
@@ -235,7 +341,12 @@ describe('404 not_found: foreign and missing ids', () => {
       expect(absent.body).toEqual(foreign.body);
     }
     const after = await footprint(t, a.orgId);
-    expect([after.jobs, after.reservations, after.runs, after.keys]).toEqual([before.jobs, before.reservations, before.runs, before.keys]);
+    expect([after.jobs, after.reservations, after.runs, after.keys]).toEqual([
+      before.jobs,
+      before.reservations,
+      before.runs,
+      before.keys,
+    ]);
     const bf = await footprint(t, b.orgId);
     expect([bf.jobs, bf.reservations]).toEqual([2, 2]);
   });
@@ -249,7 +360,9 @@ describe('404 not_found: foreign and missing ids', () => {
       ['approve_content_brief', (id) => approve(t, a.key, id), 'job_id'],
     ];
     for (const [name, rest, field] of routes) {
-      for (const id of name === 'get_autopilot_status' ? [foreignPilot] : [foreignJob, foreignPilot].slice(0, name === 'approve_content_brief' ? 1 : 2)) {
+      for (const id of name === 'get_autopilot_status'
+        ? [foreignPilot]
+        : [foreignJob, foreignPilot].slice(0, name === 'approve_content_brief' ? 1 : 2)) {
         const foreign = await rest(id);
         expectSameError(await tool(t, a.key, name, { [field]: id }), foreign, 404, 'not_found');
         const absent = await rest(missing);
@@ -259,7 +372,12 @@ describe('404 not_found: foreign and missing ids', () => {
     }
     // Listing by another organisation's client answers as for a missing client.
     const foreignList = await listJobs(t, a.key, { client_id: b.clientId });
-    expectSameError(await tool(t, a.key, 'list_content_jobs', { client_id: b.clientId }), foreignList, 404, 'not_found');
+    expectSameError(
+      await tool(t, a.key, 'list_content_jobs', { client_id: b.clientId }),
+      foreignList,
+      404,
+      'not_found',
+    );
     expect((await listJobs(t, a.key, { client_id: missing })).body).toEqual(foreignList.body);
     // The foreign job did not move.
     expect((await getJob(t, b.key, foreignJob)).body.status).toBe('queued');
@@ -277,7 +395,12 @@ describe('409 location_conflict (Autopilot): compared by normalised name, or by 
       saved: { service_area: 'Austin, TX', lat: 30.2672, lng: -97.7431 },
     });
     const after = await footprint(t, a.orgId);
-    expect([after.jobs, after.reservations, after.runs, after.keys]).toEqual([before.jobs, before.reservations, before.runs, before.keys]);
+    expect([after.jobs, after.reservations, after.runs, after.keys]).toEqual([
+      before.jobs,
+      before.reservations,
+      before.runs,
+      before.keys,
+    ]);
   });
 
   it('allow_location_conflict: true confirms the different market: 202', async () => {
@@ -291,15 +414,25 @@ describe('409 location_conflict (Autopilot): compared by normalised name, or by 
       expect(r.status, `${location}: ${r.text}`).toBe(202);
     }
     // Round Rock is about 27 km from the saved Austin coordinates: same market whatever the name.
-    const near = await postAutopilot(t, a.key, pilot({ location: 'Round Rock, TX', location_lat: 30.5083, location_lng: -97.6789 }));
+    const near = await postAutopilot(
+      t,
+      a.key,
+      pilot({ location: 'Round Rock, TX', location_lat: 30.5083, location_lng: -97.6789 }),
+    );
     expect(near.status, near.text).toBe(202);
     // San Antonio is about 120 km away.
-    const far = await postAutopilot(t, a.key, pilot({ location: 'Austin, TX', location_lat: 29.4241, location_lng: -98.4936 }));
+    const far = await postAutopilot(
+      t,
+      a.key,
+      pilot({ location: 'Austin, TX', location_lat: 29.4241, location_lng: -98.4936 }),
+    );
     expect(far.status).toBe(409);
-    expect(far.body.error.details).toMatchObject({ requested: { location: 'Austin, TX', lat: 29.4241, lng: -98.4936 } });
+    expect(far.body.error.details).toMatchObject({
+      requested: { location: 'Austin, TX', lat: 29.4241, lng: -98.4936 },
+    });
   });
 
-  it('content jobs take any location (the check is Autopilot\'s)', async () => {
+  it("content jobs take any location (the check is Autopilot's)", async () => {
     expect((await postJob(t, a.key, job({ location: 'Denver, CO' }))).status).toBe(201);
   });
 });
@@ -320,10 +453,17 @@ describe('503 service_unavailable: the content queue past AGENT_API_QUEUE_MAX_DE
       expectSameError(await tool(q, c.key, 'create_content_autopilot', body), pilotRest, 503, 'service_unavailable');
       expect(Number(pilotRest.headers.get('retry-after'))).toBeGreaterThan(0);
       const after = await footprint(q, c.orgId);
-      expect([after.jobs, after.reservations, after.runs, after.keys]).toEqual([before.jobs, before.reservations, before.runs, before.keys]);
+      expect([after.jobs, after.reservations, after.runs, after.keys]).toEqual([
+        before.jobs,
+        before.reservations,
+        before.runs,
+        before.keys,
+      ]);
       // The queued job runs (and fails: nothing matches); the queue has room again.
       await run(q);
-      expect((await postJob(q, c.key, { topic: NO_MATCH, client_id: c.clientId, page_contract: 'article' })).status).toBe(201);
+      expect(
+        (await postJob(q, c.key, { topic: NO_MATCH, client_id: c.clientId, page_contract: 'article' })).status,
+      ).toBe(201);
     } finally {
       await q.close();
     }
@@ -333,18 +473,31 @@ describe('503 service_unavailable: the content queue past AGENT_API_QUEUE_MAX_DE
 describe('429 usage_limit_reached: the starter pool (100 units per 24 h; a content job reserves 10, Autopilot 25)', () => {
   it('ten jobs fill the window; the eleventh and an Autopilot start answer 429 naming the window and its recovery; nothing reserved', async () => {
     const s = await tenant(t, 'starter');
-    for (let i = 0; i < 10; i++) expect((await postJob(t, s.key, { topic: PLUMBING, client_id: s.clientId, page_contract: 'article' })).status).toBe(201);
+    for (let i = 0; i < 10; i++)
+      expect(
+        (await postJob(t, s.key, { topic: PLUMBING, client_id: s.clientId, page_contract: 'article' })).status,
+      ).toBe(201);
     const before = await footprint(t, s.orgId);
     const body = { topic: PLUMBING, client_id: s.clientId, page_contract: 'article' };
     const rest = await postJob(t, s.key, body, idem('full'));
     expectSameError(await tool(t, s.key, 'create_content_job', body), rest, 429, 'usage_limit_reached');
-    expect(rest.body.error.details).toMatchObject({ window: '24h', limit: 100, requested: 10, recovers_at: expect.any(String) });
+    expect(rest.body.error.details).toMatchObject({
+      window: '24h',
+      limit: 100,
+      requested: 10,
+      recovers_at: expect.any(String),
+    });
     expect(Number(rest.headers.get('retry-after'))).toBeGreaterThan(0);
     const pilotRest = await postAutopilot(t, s.key, body, idem('full'));
     expectSameError(await tool(t, s.key, 'create_content_autopilot', body), pilotRest, 429, 'usage_limit_reached');
     expect(pilotRest.body.error.details).toMatchObject({ window: '24h', requested: 25 });
     const after = await footprint(t, s.orgId);
-    expect([after.jobs, after.reservations, after.runs, after.keys]).toEqual([before.jobs, before.reservations, before.runs, before.keys]);
+    expect([after.jobs, after.reservations, after.runs, after.keys]).toEqual([
+      before.jobs,
+      before.reservations,
+      before.runs,
+      before.keys,
+    ]);
     expect(structured(await tool(t, s.key, 'get_usage', {}))).toMatchObject({ windows: { '24h': { limit: 100 } } });
   });
 });

@@ -106,13 +106,19 @@ describe.each(OPS)('B. idempotency of $name', (op) => {
     const rest = await op.post(t, key, op.body(clientId, q), k);
     const c = await mcpClient(t, key);
     try {
-      const again = (await c.client.callTool({ name: op.name, arguments: { ...op.body(clientId, q), idempotency_key: k } })) as ToolResult;
+      const again = (await c.client.callTool({
+        name: op.name,
+        arguments: { ...op.body(clientId, q), idempotency_key: k },
+      })) as ToolResult;
       expect(again.isError).toBeFalsy();
       expect(structured(again)).toEqual(rest.body);
       expect(again._meta).toMatchObject({ idempotent_replayed: true });
       // A key first used over MCP replays over REST.
       const k2 = idem('b11-mcp2');
-      const viaMcp = (await c.client.callTool({ name: op.name, arguments: { ...op.body(clientId, `${q} two`), idempotency_key: k2 } })) as ToolResult;
+      const viaMcp = (await c.client.callTool({
+        name: op.name,
+        arguments: { ...op.body(clientId, `${q} two`), idempotency_key: k2 },
+      })) as ToolResult;
       expect(viaMcp._meta?.idempotent_replayed).toBeUndefined();
       const viaRest = await op.post(t, key, op.body(clientId, `${q} two`), k2);
       expect(viaRest.status).toBe(op.replayed);
@@ -130,7 +136,11 @@ describe.each(OPS)('B. idempotency of $name', (op) => {
     const first = await op.post(t, key, { ...op.body(clientId, q), intent: 'educate', language: 'en' }, k);
     expect(first.status).toBe(op.created);
     const reordered = `{\n  "page_contract" : "article",\n\t"client_id": "${clientId}",   "topic": "${q}"  }`;
-    const again = await call<ErrorBody & { job_id: string }>(t, 'POST', op.path, { key, rawBody: reordered, headers: { 'content-type': 'application/json', 'idempotency-key': k } });
+    const again = await call<ErrorBody & { job_id: string }>(t, 'POST', op.path, {
+      key,
+      rawBody: reordered,
+      headers: { 'content-type': 'application/json', 'idempotency-key': k },
+    });
     expect(again.status).toBe(op.replayed);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.job_id).toBe(first.body.job_id);
@@ -213,7 +223,10 @@ describe.each(OPS)('B. idempotency of $name', (op) => {
     const c = await mcpClient(t, key);
     try {
       for (const bad of ['', 'x'.repeat(256), 'a b', 'ctl\x01']) {
-        const m = (await c.client.callTool({ name: op.name, arguments: { ...JSON.parse(text), idempotency_key: bad } })) as ToolResult;
+        const m = (await c.client.callTool({
+          name: op.name,
+          arguments: { ...JSON.parse(text), idempotency_key: bad },
+        })) as ToolResult;
         expect(m.isError, JSON.stringify(bad)).toBe(true);
         expect(structured<ErrorBody>(m).error.code).toBe('invalid_input');
       }
@@ -296,7 +309,17 @@ describe.each(OPS)('B. idempotency of $name', (op) => {
     // A full usage window refuses with 429 usage_limit_reached: not stored either.
     const filler = await t.db
       .insertInto('usage_ledger')
-      .values({ id: `fill-${k}`, org_id: orgId, operation: 'content_job', resource_kind: 'filler', resource_id: `fill-${k}`, units: 100, state: 'charged', created_at: t.clock.now() - 1, settled_at: t.clock.now() - 1 })
+      .values({
+        id: `fill-${k}`,
+        org_id: orgId,
+        operation: 'content_job',
+        resource_kind: 'filler',
+        resource_id: `fill-${k}`,
+        units: 100,
+        state: 'charged',
+        created_at: t.clock.now() - 1,
+        settled_at: t.clock.now() - 1,
+      })
       .execute();
     expect(filler).toBeDefined();
     const full = await op.post(t, key, op.body(clientId, q), k);

@@ -5,7 +5,20 @@ import { languageName } from '../../src/engine/content/llm/index.ts';
 import { TONE_GUIDANCE } from '../../src/engine/content/llm/guidance.ts';
 import { createFakeClock } from '../helpers/clock.ts';
 import { tempDir } from '../helpers/temp.ts';
-import { createdJob, getArtifacts, getAutopilot, getJob, ledgerOf, PLUMBING, run, settle, startContentApp, startedAutopilot, tenant, type Tenant } from './helpers/harness.ts';
+import {
+  createdJob,
+  getArtifacts,
+  getAutopilot,
+  getJob,
+  ledgerOf,
+  PLUMBING,
+  run,
+  settle,
+  startContentApp,
+  startedAutopilot,
+  tenant,
+  type Tenant,
+} from './helpers/harness.ts';
 import { llmEnv, startHoldingProxy, startModel, systemOf } from './helpers/llm.ts';
 
 /**
@@ -25,7 +38,13 @@ const INSTRUCTIONS = 'Open with our "Night Line" (512) 555-0199;\n  never say \'
 beforeAll(async () => {
   fake = await startModel();
   t = await startContentApp({ env: { ...llmEnv(fake.baseUrl), AGENT_API_MAX_ATTEMPTS: '2' } });
-  a = await tenant(t, 'agency', { name: 'Lone Oak Plumbing', domain: 'loneoak.example', brandVoice: VOICE, serviceArea: 'Austin, TX', excludedTopics: ['sewer'] });
+  a = await tenant(t, 'agency', {
+    name: 'Lone Oak Plumbing',
+    domain: 'loneoak.example',
+    brandVoice: VOICE,
+    serviceArea: 'Austin, TX',
+    excludedTopics: ['sewer'],
+  });
 });
 afterAll(async () => {
   await t?.close();
@@ -56,7 +75,10 @@ describe('an auto job written by the model', () => {
     expect(art.draft!.content).toContain('The team checks each pipe and valve before work starts');
     expect(art.outline!.map((s) => s.heading)).toContain('How the work is done');
     expect(art.seo_metadata).toMatchObject({ primaryKeyword: PLUMBING });
-    expect((await getJob(t, a.key, id)).body).toMatchObject({ status: 'completed', billing: { charged: true, released: false } });
+    expect((await getJob(t, a.key, id)).body).toMatchObject({
+      status: 'completed',
+      billing: { charged: true, released: false },
+    });
     expect(await ledgerOf(t, id)).toEqual([{ state: 'charged', units: 10 }]);
   });
 
@@ -80,7 +102,10 @@ describe('an auto job written by the model', () => {
 
   it('every provider call carries the Bearer key and an Idempotency-Key derived from the run and step', async () => {
     const run = await t.db.selectFrom('runs').select('id').where('resource_id', '=', id).executeTakeFirstOrThrow();
-    expect(fake.requests.map((r) => r.headers['idempotency-key'])).toEqual([`${run.id}:brief:brief`, `${run.id}:draft:draft`]);
+    expect(fake.requests.map((r) => r.headers['idempotency-key'])).toEqual([
+      `${run.id}:brief:brief`,
+      `${run.id}:draft:draft`,
+    ]);
     for (const r of fake.requests) expect(r.headers.authorization).toBe('Bearer sk-fake-openai');
     for (const r of fake.requests) expect(fake.runsFor(r.key!)).toBe(1);
   });
@@ -90,10 +115,21 @@ describe('Autopilot written by the model', () => {
   it('carries the Autopilot context verbatim; optimization passes are revise calls with their own keys; the review names the writer', async () => {
     fake.reset();
     const context = 'Spring campaign for landlords with older homes in East Austin.';
-    const started = await startedAutopilot(t, a.key, { topic: PLUMBING, client_id: a.clientId, page_contract: 'commercial_service', context });
+    const started = await startedAutopilot(t, a.key, {
+      topic: PLUMBING,
+      client_id: a.clientId,
+      page_contract: 'commercial_service',
+      context,
+    });
     expect(await settle(t, started.job_id)).toBe('completed');
     const s = (await getAutopilot(t, a.key, started.job_id)).body;
-    expect(s).toMatchObject({ status: 'completed', stage: 'complete', charged: true, released: false, review: { writer: 'openai-compatible' } });
+    expect(s).toMatchObject({
+      status: 'completed',
+      stage: 'complete',
+      charged: true,
+      released: false,
+      review: { writer: 'openai-compatible' },
+    });
     for (const b of fake.bodies()) expect(systemOf(b)).toContain(`"""\n${context}\n"""`);
     const keys = fake.requests.map((r) => r.headers['idempotency-key']!);
     expect(new Set(keys).size).toBe(keys.length);
@@ -108,13 +144,26 @@ describe('a provider that answers 500 every time', () => {
     fake.reset();
     // The adapter tries 4 times per attempt (Retry-After: 0, so no waiting); the runner gives the step 2 attempts.
     fake.failNext(500, 8, { retryAfter: '0' });
-    const job = await createdJob(t, a.key, { topic: PLUMBING, client_id: a.clientId, page_contract: 'article', word_count_target: 300 });
+    const job = await createdJob(t, a.key, {
+      topic: PLUMBING,
+      client_id: a.clientId,
+      page_contract: 'article',
+      word_count_target: 300,
+    });
     expect(await settle(t, job.job_id)).toBe('failed');
     const d = (await getJob(t, a.key, job.job_id)).body;
-    expect(d).toMatchObject({ status: 'failed', progress: { stage: 'failed' }, billing: { charged: false, released: true } });
+    expect(d).toMatchObject({
+      status: 'failed',
+      progress: { stage: 'failed' },
+      billing: { charged: false, released: true },
+    });
     expect(d.error).toMatch(/HTTP 500/);
     expect(await ledgerOf(t, job.job_id)).toEqual([{ state: 'released', units: 10 }]);
-    const run = await t.db.selectFrom('runs').select(['id', 'state', 'attempts']).where('resource_id', '=', job.job_id).executeTakeFirstOrThrow();
+    const run = await t.db
+      .selectFrom('runs')
+      .select(['id', 'state', 'attempts'])
+      .where('resource_id', '=', job.job_id)
+      .executeTakeFirstOrThrow();
     expect(run).toMatchObject({ state: 'failed', attempts: 2 });
     expect(fake.requests).toHaveLength(8);
     expect(new Set(fake.requests.map((r) => r.headers['idempotency-key']))).toEqual(new Set([`${run.id}:brief:brief`]));
@@ -137,18 +186,34 @@ describe('G.77 a stalled worker on the same database', () => {
       fake.reset();
       const s = await tenant(w1);
       proxy.setPolicy((k) => (k?.endsWith(':brief:brief') ? 'before' : 'pass'));
-      const job = await createdJob(w1, s.key, { topic: PLUMBING, client_id: s.clientId, page_contract: 'article', word_count_target: 300 });
+      const job = await createdJob(w1, s.key, {
+        topic: PLUMBING,
+        client_id: s.clientId,
+        page_contract: 'article',
+        word_count_target: 300,
+      });
       // Worker 1 researches, then stalls in its provider call (held before the provider sees it).
       await w1.engine.runner.start();
       await proxy.waitForHeld(1);
-      const held = await w1.db.selectFrom('runs').selectAll().where('resource_id', '=', job.job_id).executeTakeFirstOrThrow();
+      const held = await w1.db
+        .selectFrom('runs')
+        .selectAll()
+        .where('resource_id', '=', job.job_id)
+        .executeTakeFirstOrThrow();
       expect(held).toMatchObject({ lease_owner: 'worker-1', step: 1 });
       proxy.setPolicy(() => 'pass');
       // The stall outlasts the lease: worker 2 claims the run and finishes it.
       clock.advance(61_000);
       await run(w2);
-      expect((await getJob(w2, s.key, job.job_id)).body).toMatchObject({ status: 'completed', billing: { charged: true, released: false } });
-      const taken = await w2.db.selectFrom('runs').selectAll().where('resource_id', '=', job.job_id).executeTakeFirstOrThrow();
+      expect((await getJob(w2, s.key, job.job_id)).body).toMatchObject({
+        status: 'completed',
+        billing: { charged: true, released: false },
+      });
+      const taken = await w2.db
+        .selectFrom('runs')
+        .selectAll()
+        .where('resource_id', '=', job.job_id)
+        .executeTakeFirstOrThrow();
       expect(taken).toMatchObject({ state: 'done', lease_owner: null });
       expect(taken.lease_token).toBeGreaterThan(held.lease_token);
       // Worker 1 wakes up: its answer (the provider replays it for the same key) is discarded.
@@ -159,7 +224,11 @@ describe('G.77 a stalled worker on the same database', () => {
       expect(fake.callsFor(briefKey)).toBe(2);
       expect(fake.runsFor(briefKey)).toBe(1);
       expect(await ledgerOf(w2, job.job_id)).toEqual([{ state: 'charged', units: 10 }]);
-      const after = await w2.db.selectFrom('runs').selectAll().where('resource_id', '=', job.job_id).executeTakeFirstOrThrow();
+      const after = await w2.db
+        .selectFrom('runs')
+        .selectAll()
+        .where('resource_id', '=', job.job_id)
+        .executeTakeFirstOrThrow();
       expect(after).toMatchObject({ state: 'done', lease_owner: null, lease_token: taken.lease_token });
       expect((await getArtifacts(w2, s.key, job.job_id)).body.draft).not.toBeNull();
     } finally {

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CallToolResultSchema, CreateTaskResultSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  McpError,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { TestApp } from '../helpers/app.ts';
 import { structured } from '../helpers/mcp.ts';
 import {
@@ -50,15 +55,31 @@ async function withClient<T>(key: string, fn: (c: Client) => Promise<T>): Promis
 }
 
 function callAsTask(c: Client, name: string, args: Record<string, unknown>) {
-  return c.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+  return c.request(
+    { method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } },
+    CreateTaskResultSchema,
+  );
 }
 
 describe('tools/list: task support', () => {
   it('create_content_job, create_content_autopilot and start_optimization advertise execution.taskSupport optional; reads do not', async () => {
     const tools = await withClient(a.key, async (c) => (await c.listTools()).tools);
-    const support = Object.fromEntries(tools.map((x) => [x.name, (x as { execution?: { taskSupport?: string } }).execution?.taskSupport ?? null]));
-    expect(support).toMatchObject({ create_content_job: 'optional', create_content_autopilot: 'optional', start_optimization: 'optional' });
-    for (const name of ['get_content_job', 'get_content_artifacts', 'approve_content_brief', 'get_autopilot_status', 'list_content_jobs']) expect(support[name], name).toBeNull();
+    const support = Object.fromEntries(
+      tools.map((x) => [x.name, (x as { execution?: { taskSupport?: string } }).execution?.taskSupport ?? null]),
+    );
+    expect(support).toMatchObject({
+      create_content_job: 'optional',
+      create_content_autopilot: 'optional',
+      start_optimization: 'optional',
+    });
+    for (const name of [
+      'get_content_job',
+      'get_content_artifacts',
+      'approve_content_brief',
+      'get_autopilot_status',
+      'list_content_jobs',
+    ])
+      expect(support[name], name).toBeNull();
   });
 });
 
@@ -68,7 +89,15 @@ describe('MCP tasks backed by durable content jobs', () => {
   let other: Tenant;
 
   it('a task-augmented create_content_job answers a task (working); the job exists as after a plain call', async () => {
-    const created = await withClient(a.key, (c) => callAsTask(c, 'create_content_job', { topic: PLUMBING, client_id: a.clientId, page_contract: 'article', mode: 'stepped', word_count_target: 300 }));
+    const created = await withClient(a.key, (c) =>
+      callAsTask(c, 'create_content_job', {
+        topic: PLUMBING,
+        client_id: a.clientId,
+        page_contract: 'article',
+        mode: 'stepped',
+        word_count_target: 300,
+      }),
+    );
     expect(created.task).toMatchObject({ status: 'working', ttl: 60_000, pollInterval: expect.any(Number) });
     taskId = created.task.taskId;
     const row = await t.db.selectFrom('mcp_tasks').selectAll().where('task_id', '=', taskId).executeTakeFirstOrThrow();
@@ -97,14 +126,22 @@ describe('MCP tasks backed by durable content jobs', () => {
   });
 
   it('tasks/list lists the organisation’s tasks; another organisation sees neither the task nor its result', async () => {
-    const pilot = await withClient(a.key, (c) => callAsTask(c, 'create_content_autopilot', { topic: NO_MATCH, client_id: a.clientId, page_contract: 'article' }));
+    const pilot = await withClient(a.key, (c) =>
+      callAsTask(c, 'create_content_autopilot', { topic: NO_MATCH, client_id: a.clientId, page_contract: 'article' }),
+    );
     const listed = await withClient(a.key, (c) => c.experimental.tasks.listTasks());
     expect(listed.tasks.map((x) => x.taskId)).toEqual(expect.arrayContaining([taskId, pilot.task.taskId]));
     other = await tenant(t);
     const seen = await withClient(other.key, async (c) => {
       const list = await c.experimental.tasks.listTasks();
-      const get = await c.experimental.tasks.getTask(taskId).then(() => null, (e: unknown) => e);
-      const result = await c.experimental.tasks.getTaskResult(taskId, CallToolResultSchema).then(() => null, (e: unknown) => e);
+      const get = await c.experimental.tasks.getTask(taskId).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      const result = await c.experimental.tasks.getTaskResult(taskId, CallToolResultSchema).then(
+        () => null,
+        (e: unknown) => e,
+      );
       return { list, get, result };
     });
     expect(seen.list.tasks).toEqual([]);
@@ -113,37 +150,80 @@ describe('MCP tasks backed by durable content jobs', () => {
   });
 
   it('an Autopilot task that cannot finish ends failed; its result is an error result carrying the record', async () => {
-    const rows = await t.db.selectFrom('mcp_tasks').selectAll().where('tool', '=', 'create_content_autopilot').where('org_id', '=', a.orgId).execute();
+    const rows = await t.db
+      .selectFrom('mcp_tasks')
+      .selectAll()
+      .where('tool', '=', 'create_content_autopilot')
+      .where('org_id', '=', a.orgId)
+      .execute();
     const [pilotTask] = rows;
     expect(await settle(t, pilotTask!.resource_id)).toBe('failed');
     const task = await withClient(a.key, (c) => c.experimental.tasks.getTask(pilotTask!.task_id));
     expect(task.status).toBe('failed');
     expect(task.statusMessage).toMatch(/no usable pages/);
-    const result = await withClient(a.key, (c) => c.experimental.tasks.getTaskResult(pilotTask!.task_id, CallToolResultSchema));
+    const result = await withClient(a.key, (c) =>
+      c.experimental.tasks.getTaskResult(pilotTask!.task_id, CallToolResultSchema),
+    );
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ job_id: pilotTask!.resource_id, status: 'failed', stage: 'failed' });
+    expect(result.structuredContent).toMatchObject({
+      job_id: pilotTask!.resource_id,
+      status: 'failed',
+      stage: 'failed',
+    });
   });
 
   it('tasks survive a restart of the server: tasks/get and tasks/result answer from the database', async () => {
     await t.stop();
     t = await startContentApp({ dbPath: t.dbPath, clock: t.clock });
-    const after = await withClient(a.key, async (c) => ({ task: await c.experimental.tasks.getTask(taskId), result: await c.experimental.tasks.getTaskResult(taskId, CallToolResultSchema) }));
+    const after = await withClient(a.key, async (c) => ({
+      task: await c.experimental.tasks.getTask(taskId),
+      result: await c.experimental.tasks.getTaskResult(taskId, CallToolResultSchema),
+    }));
     expect(after.task).toMatchObject({ taskId, status: 'completed' });
     expect(after.result.structuredContent).toMatchObject({ job_id: jobId, status: 'completed' });
-    expect((await withClient(other.key, (c) => c.experimental.tasks.getTask(taskId).then(() => null, (e: unknown) => e)))).toBeInstanceOf(McpError);
+    expect(
+      await withClient(other.key, (c) =>
+        c.experimental.tasks.getTask(taskId).then(
+          () => null,
+          (e: unknown) => e,
+        ),
+      ),
+    ).toBeInstanceOf(McpError);
   });
 
   it('a task-augmented call refused before any work exists is a JSON-RPC error carrying the API error body; no task', async () => {
     const before = await t.db.selectFrom('mcp_tasks').select('task_id').execute();
-    const err = await withClient(a.key, (c) => callAsTask(c, 'create_content_job', { topic: PLUMBING, client_id: a.clientId, page_contract: 'article', word_count_target: 99 }).then(() => null, (e: unknown) => e));
+    const err = await withClient(a.key, (c) =>
+      callAsTask(c, 'create_content_job', {
+        topic: PLUMBING,
+        client_id: a.clientId,
+        page_contract: 'article',
+        word_count_target: 99,
+      }).then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
     expect(err).toBeInstanceOf(McpError);
-    expect((err as McpError).data).toMatchObject({ error: { code: 'invalid_input', details: { fields: [{ path: 'word_count_target' }] } } });
+    expect((err as McpError).data).toMatchObject({
+      error: { code: 'invalid_input', details: { fields: [{ path: 'word_count_target' }] } },
+    });
     expect(await t.db.selectFrom('mcp_tasks').select('task_id').execute()).toHaveLength(before.length);
   });
 });
 
 describe('progress notifications and long-polls', () => {
-  const STAGES = ['queued', 'researching', 'briefing', 'brief_ready', 'drafting', 'optimizing', 'fact_checking', 'finalizing', 'completed'];
+  const STAGES = [
+    'queued',
+    'researching',
+    'briefing',
+    'brief_ready',
+    'drafting',
+    'optimizing',
+    'fact_checking',
+    'finalizing',
+    'completed',
+  ];
 
   it('a create call with a progress token reports each stage it sees, in order, until the job completes (background runner)', async () => {
     const updates: Progress[] = [];
@@ -151,7 +231,14 @@ describe('progress notifications and long-polls', () => {
     try {
       const result = await withClient(a.key, (c) =>
         c.callTool(
-          { name: 'create_content_job', arguments: { topic: NO_MATCH, client_id: a.clientId, draft_body: '# Mine\n\nWe fix pipes. We answer at night.\n' } },
+          {
+            name: 'create_content_job',
+            arguments: {
+              topic: NO_MATCH,
+              client_id: a.clientId,
+              draft_body: '# Mine\n\nWe fix pipes. We answer at night.\n',
+            },
+          },
           undefined,
           { onprogress: (p) => updates.push(p), timeout: 30_000 },
         ),
@@ -213,7 +300,11 @@ describe('progress notifications and long-polls', () => {
   });
 
   it('get_autopilot_status with wait_seconds over MCP answers when the stage moves', async () => {
-    const started = await startedAutopilot(t, a.key, { topic: NO_MATCH, client_id: a.clientId, page_contract: 'article' });
+    const started = await startedAutopilot(t, a.key, {
+      topic: NO_MATCH,
+      client_id: a.clientId,
+      page_contract: 'article',
+    });
     const waiting = new Promise<void>((resolve) => {
       const real = t.engine.changes.waitFor;
       t.engine.changes.waitFor = (kind, id, ...rest) => {

@@ -57,9 +57,13 @@ const headings = (art: Artifacts) => art.outline!.map((s) => s.heading);
 describe('word count, intent and page contract', () => {
   const jobs: Record<string, Artifacts> = {};
   beforeAll(async () => {
-    jobs.service600 = (await produce({ topic: PLUMBING, page_contract: 'commercial_service', word_count_target: 600 })).art;
+    jobs.service600 = (
+      await produce({ topic: PLUMBING, page_contract: 'commercial_service', word_count_target: 600 })
+    ).art;
     jobs.article600 = (await produce({ topic: PLUMBING, page_contract: 'article', word_count_target: 600 })).art;
-    jobs.convert600 = (await produce({ topic: PLUMBING, page_contract: 'article', intent: 'convert', word_count_target: 600 })).art;
+    jobs.convert600 = (
+      await produce({ topic: PLUMBING, page_contract: 'article', intent: 'convert', word_count_target: 600 })
+    ).art;
     jobs.article1000 = (await produce({ topic: PLUMBING, page_contract: 'article', word_count_target: 1000 })).art;
   });
 
@@ -97,11 +101,13 @@ describe('word count, intent and page contract', () => {
 
   it("the client's excluded topics appear nowhere: outline, SEO metadata, FAQs, entities or draft (they do without the exclusion)", async () => {
     const excluded = ['water heater', 'burst pipe'];
-    for (const topic of excluded) expect(mentions(jobs.article1000, topic), `control mentions ${topic}`).toBeGreaterThan(0);
+    for (const topic of excluded)
+      expect(mentions(jobs.article1000, topic), `control mentions ${topic}`).toBeGreaterThan(0);
     const careful = await t.client(a.orgId, { name: 'Careful client', excludedTopics: excluded });
     const { art } = await produce({ topic: PLUMBING, page_contract: 'article', word_count_target: 1_000 }, careful.id);
     for (const topic of excluded) {
-      for (const part of ['outline', 'seo_metadata', 'faqs', 'entities'] as const) expect(mentions(art[part], topic), `${part}: ${topic}`).toBe(0);
+      for (const part of ['outline', 'seo_metadata', 'faqs', 'entities'] as const)
+        expect(mentions(art[part], topic), `${part}: ${topic}`).toBe(0);
       expect(mentions(art.draft!.content, topic), `draft: ${topic}`).toBe(0);
     }
     expect(art.draft!.word_count).toBeGreaterThan(0);
@@ -110,32 +116,50 @@ describe('word count, intent and page contract', () => {
 
 describe('the Sources list of a draft and excluded topics', () => {
   it("a cited page whose title names an excluded topic is listed by its host (both writers' list formats); its link and number stay", () => {
-    const extractive = '# Page\n\nText [1].\n\n## Sources\n\n1. [Water Heater Repair | RapidFlow](https://www.rapidflowplumbing.com/water-heater-repair/)\n2. [Emergency plumber](<https://ex.example/a b>)\n';
+    const extractive =
+      '# Page\n\nText [1].\n\n## Sources\n\n1. [Water Heater Repair | RapidFlow](https://www.rapidflowplumbing.com/water-heater-repair/)\n2. [Emergency plumber](<https://ex.example/a b>)\n';
     expect(hideExcludedTitles(extractive, ['water heater'])).toBe(
       '# Page\n\nText [1].\n\n## Sources\n\n1. [www.rapidflowplumbing.com](https://www.rapidflowplumbing.com/water-heater-repair/)\n2. [Emergency plumber](<https://ex.example/a b>)\n',
     );
-    const model = '# Page\n\nText [2].\n\n## Sources\n\n- [1] [Plumbers](https://a.example/)\n- [2] [Brand X kits, reviewed](https://b.example/kits)';
-    expect(hideExcludedTitles(model, ['Brand X'])).toBe('# Page\n\nText [2].\n\n## Sources\n\n- [1] [Plumbers](https://a.example/)\n- [2] [b.example](https://b.example/kits)');
+    const model =
+      '# Page\n\nText [2].\n\n## Sources\n\n- [1] [Plumbers](https://a.example/)\n- [2] [Brand X kits, reviewed](https://b.example/kits)';
+    expect(hideExcludedTitles(model, ['Brand X'])).toBe(
+      '# Page\n\nText [2].\n\n## Sources\n\n- [1] [Plumbers](https://a.example/)\n- [2] [b.example](https://b.example/kits)',
+    );
     // The body is the writers' business; only the Sources list is touched, and nothing without exclusions.
-    expect(hideExcludedTitles('# Brand X\n\n- [Brand X](https://b.example/)\n', ['Brand X'])).toBe('# Brand X\n\n- [Brand X](https://b.example/)\n');
+    expect(hideExcludedTitles('# Brand X\n\n- [Brand X](https://b.example/)\n', ['Brand X'])).toBe(
+      '# Brand X\n\n- [Brand X](https://b.example/)\n',
+    );
     expect(hideExcludedTitles(model, [])).toBe(model);
   });
 });
 
 describe('draft_body and project_mode optimize', () => {
   it('draft_body skips writing: the supplied draft is kept as it is (page_contract may be omitted)', async () => {
-    const body = '# Our emergency plumbing page\n\nWe answer the phone at night. Our plumbers carry parts for common repairs.\n';
+    const body =
+      '# Our emergency plumbing page\n\nWe answer the phone at night. Our plumbers carry parts for common repairs.\n';
     const { id, art } = await produce({ topic: PLUMBING, draft_body: body });
     expect(art.draft!.content).toBe(body);
     expect(art.draft!.sentences).toEqual([]);
     expect(art.status).toBe('completed');
     const d = await getJob(t, a.key, id);
-    expect(d.body).toMatchObject({ has_draft_body: true, page_contract: null, content_type: null, status: 'completed' });
+    expect(d.body).toMatchObject({
+      has_draft_body: true,
+      page_contract: null,
+      content_type: null,
+      status: 'completed',
+    });
   });
 
   it('optimize: the source page is imported through the fetcher (reads only) and its text is kept in the draft; competitors are researched; the live page is never written', async () => {
     fetched.length = 0;
-    const { id, art } = await produce({ topic: PLUMBING, page_contract: 'commercial_service', project_mode: 'optimize', source_url: RAPIDFLOW_EMERGENCY, word_count_target: 600 });
+    const { id, art } = await produce({
+      topic: PLUMBING,
+      page_contract: 'commercial_service',
+      project_mode: 'optimize',
+      source_url: RAPIDFLOW_EMERGENCY,
+      word_count_target: 600,
+    });
     // The page was read once, by the only operation the fetcher has (GET); nothing else was sent to it.
     expect(fetched.filter((f) => f.url === RAPIDFLOW_EMERGENCY)).toHaveLength(1);
     for (const f of fetched) expect(Object.keys(f.options ?? {}).filter((k) => k !== 'signal')).toEqual([]);
@@ -144,20 +168,42 @@ describe('draft_body and project_mode optimize', () => {
     const researched = art.sources!.filter((s) => s.platform !== 'imported');
     expect(researched.map((s) => s.url)).not.toContain(RAPIDFLOW_EMERGENCY);
     expect(researched.length).toBeGreaterThan(0);
-    expect(art.sources!.at(-1)).toMatchObject({ id: researched.length + 1, url: RAPIDFLOW_EMERGENCY, platform: 'imported' });
-    expect(art.draft!.content).toContain('A real dispatcher answers, not a call center, and in 2023 our trucks arrived in an average of 47 minutes.');
-    expect(art.draft!.content).toContain('RapidFlow Plumbing sends a licensed emergency plumber to homes and businesses across Austin');
+    expect(art.sources!.at(-1)).toMatchObject({
+      id: researched.length + 1,
+      url: RAPIDFLOW_EMERGENCY,
+      platform: 'imported',
+    });
+    expect(art.draft!.content).toContain(
+      'A real dispatcher answers, not a call center, and in 2023 our trucks arrived in an average of 47 minutes.',
+    );
+    expect(art.draft!.content).toContain(
+      'RapidFlow Plumbing sends a licensed emergency plumber to homes and businesses across Austin',
+    );
     expect(art.citations!.some((c) => c.source_url === RAPIDFLOW_EMERGENCY)).toBe(true);
-    const research = await t.db.selectFrom('content_artifacts').select('research').where('job_id', '=', id).executeTakeFirstOrThrow();
-    expect(JSON.parse(research.research!).imported).toMatchObject({ url: RAPIDFLOW_EMERGENCY, wordCount: expect.any(Number) });
-    expect((await getJob(t, a.key, id)).body).toMatchObject({ project_mode: 'optimize', source_url: RAPIDFLOW_EMERGENCY });
+    const research = await t.db
+      .selectFrom('content_artifacts')
+      .select('research')
+      .where('job_id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(research.research!).imported).toMatchObject({
+      url: RAPIDFLOW_EMERGENCY,
+      wordCount: expect.any(Number),
+    });
+    expect((await getJob(t, a.key, id)).body).toMatchObject({
+      project_mode: 'optimize',
+      source_url: RAPIDFLOW_EMERGENCY,
+    });
   });
 });
 
 describe('research with nothing to write about', () => {
   it.each([
     ['no archived page matches', NO_MATCH, /no usable pages/],
-    ['an archived page matches a word but says nothing on the topic', 'zzqx nonexistent topic', /nothing on "zzqx nonexistent topic"/],
+    [
+      'an archived page matches a word but says nothing on the topic',
+      'zzqx nonexistent topic',
+      /nothing on "zzqx nonexistent topic"/,
+    ],
   ])('%s: the job ends failed with its error and the usage released', async (_label, topic, error) => {
     const job = await createdJob(t, a.key, { topic, client_id: a.clientId, page_contract: 'article' });
     expect(await settle(t, job.job_id)).toBe('failed');

@@ -55,12 +55,29 @@ describe('create: POST /copywriter/jobs and create_content_job', () => {
   const key = idem('create');
 
   it('201 with the job record of spec section 2, queued; the detail carries the request with its defaults', async () => {
-    const r = await postJob(t, a.key, { topic: SOURDOUGH, client_id: a.clientId, page_contract: 'article', word_count_target: 300 }, key);
+    const r = await postJob(
+      t,
+      a.key,
+      { topic: SOURDOUGH, client_id: a.clientId, page_contract: 'article', word_count_target: 300 },
+      key,
+    );
     expect(r.status, r.text).toBe(201);
     expect(r.headers.get('idempotent-replayed')).toBeNull();
     first = r.body;
-    expect(Object.keys(first).sort()).toEqual(['content_type', 'created_at', 'job_id', 'research_platforms', 'status', 'usage_impact']);
-    expect(first).toMatchObject({ status: 'queued', content_type: 'article', research_platforms: ['organic'], usage_impact: { level: expect.any(String), included: true } });
+    expect(Object.keys(first).sort()).toEqual([
+      'content_type',
+      'created_at',
+      'job_id',
+      'research_platforms',
+      'status',
+      'usage_impact',
+    ]);
+    expect(first).toMatchObject({
+      status: 'queued',
+      content_type: 'article',
+      research_platforms: ['organic'],
+      usage_impact: { level: expect.any(String), included: true },
+    });
     expect(first.job_id).toMatch(UUID);
     expect(first.created_at).toMatch(ISO_MS);
 
@@ -96,7 +113,12 @@ describe('create: POST /copywriter/jobs and create_content_job', () => {
   });
 
   it('200 with the same job for the same Idempotency-Key (Idempotent-Replayed: true); one job, one reservation, one run', async () => {
-    const r = await postJob(t, a.key, { topic: SOURDOUGH, client_id: a.clientId, page_contract: 'article', word_count_target: 300 }, key);
+    const r = await postJob(
+      t,
+      a.key,
+      { topic: SOURDOUGH, client_id: a.clientId, page_contract: 'article', word_count_target: 300 },
+      key,
+    );
     expect(r.status, r.text).toBe(200);
     expect(r.headers.get('idempotent-replayed')).toBe('true');
     expect(r.body).toEqual(first);
@@ -107,7 +129,13 @@ describe('create: POST /copywriter/jobs and create_content_job', () => {
   });
 
   it('over MCP: the same record, and the replay says so in _meta', async () => {
-    const args = { topic: SOURDOUGH, client_id: a.clientId, page_contract: 'article', word_count_target: 300, idempotency_key: key };
+    const args = {
+      topic: SOURDOUGH,
+      client_id: a.clientId,
+      page_contract: 'article',
+      word_count_target: 300,
+      idempotency_key: key,
+    };
     const replay = await tool(t, a.key, 'create_content_job', args);
     expect(replay.isError).toBeFalsy();
     expect(structured(replay)).toEqual(first);
@@ -121,18 +149,29 @@ describe('create: POST /copywriter/jobs and create_content_job', () => {
     // The brief is approved automatically: the job never rests at brief_ready.
     expect(log.statuses(first.job_id)).not.toContain('brief_ready');
     const d = await getJob(t, a.key, first.job_id);
-    expect(d.body).toMatchObject({ status: 'completed', progress: { stage: 'completed', percent: 100 }, billing: { charged: true, released: false }, error: null });
+    expect(d.body).toMatchObject({
+      status: 'completed',
+      progress: { stage: 'completed', percent: 100 },
+      billing: { charged: true, released: false },
+      error: null,
+    });
     expect(d.body.started_at).toMatch(ISO_MS);
     expect(d.body.completed_at).toMatch(ISO_MS);
     const art = await getArtifacts(t, a.key, first.job_id);
     expect(art.status).toBe(200);
     expect(art.body).toMatchObject({ job_id: first.job_id, status: 'completed', writer: 'extractive', review: null });
-    for (const k of ['outline', 'seo_metadata', 'entities', 'faqs', 'draft', 'citations', 'sources'] as const) expect(art.body[k], k).not.toBeNull();
+    for (const k of ['outline', 'seo_metadata', 'entities', 'faqs', 'draft', 'citations', 'sources'] as const)
+      expect(art.body[k], k).not.toBeNull();
     expect(art.body.outline!.length).toBeGreaterThan(0);
     expect(art.body.draft!.content.length).toBeGreaterThan(0);
     expect(await ledgerOf(t, first.job_id)).toEqual([{ state: 'charged', units: 10 }]);
     // The replay after completion answers the job as it is now.
-    const again = await postJob(t, a.key, { topic: SOURDOUGH, client_id: a.clientId, page_contract: 'article', word_count_target: 300 }, key);
+    const again = await postJob(
+      t,
+      a.key,
+      { topic: SOURDOUGH, client_id: a.clientId, page_contract: 'article', word_count_target: 300 },
+      key,
+    );
     expect(again).toMatchObject({ status: 200, body: { job_id: first.job_id, status: 'completed' } });
   });
 });
@@ -141,7 +180,13 @@ describe('stepped: pause at brief_ready, approve, complete (REST and MCP)', () =
   let job: JobCreated;
 
   it('approve while queued → 409 invalid_state (REST and MCP); nothing moves', async () => {
-    job = await createdJob(t, a.key, { topic: PLUMBING, client_id: a.clientId, page_contract: 'commercial_service', mode: 'stepped', word_count_target: 300 });
+    job = await createdJob(t, a.key, {
+      topic: PLUMBING,
+      client_id: a.clientId,
+      page_contract: 'commercial_service',
+      mode: 'stepped',
+      word_count_target: 300,
+    });
     const rest = await approve(t, a.key, job.job_id);
     const mcp = await tool(t, a.key, 'approve_content_brief', { job_id: job.job_id });
     expectSameError(mcp, rest, 409, 'invalid_state');
@@ -154,11 +199,23 @@ describe('stepped: pause at brief_ready, approve, complete (REST and MCP)', () =
     expect(log.statuses(job.job_id)).toEqual(['queued', 'researching', 'brief_ready']);
     expect(log.stages(job.job_id)).toEqual(['queued', 'researching', 'briefing', 'brief_ready']);
     const d = await getJob(t, a.key, job.job_id);
-    expect(d.body).toMatchObject({ mode: 'stepped', status: 'brief_ready', progress: { stage: 'brief_ready', percent: 50 }, billing: { charged: false, released: false }, completed_at: null });
+    expect(d.body).toMatchObject({
+      mode: 'stepped',
+      status: 'brief_ready',
+      progress: { stage: 'brief_ready', percent: 50 },
+      billing: { charged: false, released: false },
+      completed_at: null,
+    });
     const art = await getArtifacts(t, a.key, job.job_id);
     expect(art.body.status).toBe('brief_ready');
     expect(art.body.outline!.length).toBeGreaterThan(0);
-    expect(art.body.seo_metadata).toMatchObject({ title: expect.any(String), metaDescription: expect.any(String), slug: expect.any(String), h1: expect.any(String), primaryKeyword: PLUMBING });
+    expect(art.body.seo_metadata).toMatchObject({
+      title: expect.any(String),
+      metaDescription: expect.any(String),
+      slug: expect.any(String),
+      h1: expect.any(String),
+      primaryKeyword: PLUMBING,
+    });
     expect(art.body.entities!.length).toBeGreaterThan(0);
     expect(art.body.faqs!.length).toBeGreaterThan(0);
     expect(art.body.draft).toBeNull();
@@ -166,7 +223,11 @@ describe('stepped: pause at brief_ready, approve, complete (REST and MCP)', () =
     // Over MCP the artifacts are the same body.
     expect(structured(await tool(t, a.key, 'get_content_artifacts', { job_id: job.job_id }))).toEqual(art.body);
     // The run waits for a person: more draining does nothing, and its reservation is still held.
-    const runRow = await t.db.selectFrom('runs').selectAll().where('resource_id', '=', job.job_id).executeTakeFirstOrThrow();
+    const runRow = await t.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('resource_id', '=', job.job_id)
+      .executeTakeFirstOrThrow();
     expect(runRow.state).toBe('waiting');
     await run(t);
     t.clock.advance(3_600_000);
@@ -178,7 +239,12 @@ describe('stepped: pause at brief_ready, approve, complete (REST and MCP)', () =
   it('approve (MCP approve_content_brief) → 200 at generating_draft; then completed with a draft, charged once', async () => {
     const r = await tool(t, a.key, 'approve_content_brief', { job_id: job.job_id });
     expect(r.isError).toBeFalsy();
-    expect(structured<JobDetail>(r)).toMatchObject({ job_id: job.job_id, status: 'generating_draft', progress: { stage: 'drafting' }, mode: 'stepped' });
+    expect(structured<JobDetail>(r)).toMatchObject({
+      job_id: job.job_id,
+      status: 'generating_draft',
+      progress: { stage: 'drafting' },
+      mode: 'stepped',
+    });
     // Approving again while the draft is being written is not valid.
     const twice = await approve(t, a.key, job.job_id);
     expect(twice.status).toBe(409);
@@ -200,7 +266,13 @@ describe('stepped: pause at brief_ready, approve, complete (REST and MCP)', () =
   });
 
   it('REST approve of a stepped job at brief_ready answers 200 with the detail record', async () => {
-    const j = await createdJob(t, a.key, { topic: PLUMBING, client_id: a.clientId, page_contract: 'article', mode: 'stepped', word_count_target: 300 });
+    const j = await createdJob(t, a.key, {
+      topic: PLUMBING,
+      client_id: a.clientId,
+      page_contract: 'article',
+      mode: 'stepped',
+      word_count_target: 300,
+    });
     expect(await settle(t, j.job_id)).toBe('brief_ready');
     const r = await approve(t, a.key, j.job_id);
     expect(r.status, r.text).toBe(200);
@@ -225,21 +297,44 @@ describe('approve of an auto job and of a failed job; failure of the pipeline', 
   });
 
   it('research that finds nothing: queued → researching → failed, error set, usage released, no artifacts; approve → 409', async () => {
-    const job = await createdJob(t, a.key, { topic: NO_MATCH, client_id: a.clientId, page_contract: 'article', mode: 'stepped' });
+    const job = await createdJob(t, a.key, {
+      topic: NO_MATCH,
+      client_id: a.clientId,
+      page_contract: 'article',
+      mode: 'stepped',
+    });
     expect(await settle(t, job.job_id)).toBe('failed');
     expect(log.statuses(job.job_id)).toEqual(['queued', 'researching', 'failed']);
     const d = await getJob(t, a.key, job.job_id);
-    expect(d.body).toMatchObject({ status: 'failed', progress: { stage: 'failed', percent: 100 }, billing: { charged: false, released: true } });
+    expect(d.body).toMatchObject({
+      status: 'failed',
+      progress: { stage: 'failed', percent: 100 },
+      billing: { charged: false, released: true },
+    });
     expect(d.body.error).toMatch(/no usable pages/);
     expect(d.body.completed_at).toMatch(ISO_MS);
     expect(await ledgerOf(t, job.job_id)).toEqual([{ state: 'released', units: 10 }]);
     const art = await getArtifacts(t, a.key, job.job_id);
-    expect(art.body).toMatchObject({ status: 'failed', outline: null, seo_metadata: null, entities: null, faqs: null, draft: null, citations: null });
+    expect(art.body).toMatchObject({
+      status: 'failed',
+      outline: null,
+      seo_metadata: null,
+      entities: null,
+      faqs: null,
+      draft: null,
+      citations: null,
+    });
     const rest = await approve(t, a.key, job.job_id);
     const mcp = await tool(t, a.key, 'approve_content_brief', { job_id: job.job_id });
     expectSameError(mcp, rest, 409, 'invalid_state');
     // The run is terminal: nothing retries it.
-    expect(await t.db.selectFrom('runs').select(['state', 'attempts']).where('resource_id', '=', job.job_id).executeTakeFirstOrThrow()).toEqual({ state: 'failed', attempts: 1 });
+    expect(
+      await t.db
+        .selectFrom('runs')
+        .select(['state', 'attempts'])
+        .where('resource_id', '=', job.job_id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ state: 'failed', attempts: 1 });
   });
 });
 
@@ -247,8 +342,12 @@ describe('reads: detail, list and artifacts over REST and MCP', () => {
   it('get_content_job and get_content_artifacts answer the REST bodies', async () => {
     const rows = (await listJobs(t, a.key, { status: 'completed' })).body.data;
     const id = rows[0]!.job_id;
-    expect(structured(await tool(t, a.key, 'get_content_job', { job_id: id }))).toEqual((await getJob(t, a.key, id)).body);
-    expect(structured<Artifacts>(await tool(t, a.key, 'get_content_artifacts', { job_id: id }))).toEqual((await getArtifacts(t, a.key, id)).body);
+    expect(structured(await tool(t, a.key, 'get_content_job', { job_id: id }))).toEqual(
+      (await getJob(t, a.key, id)).body,
+    );
+    expect(structured<Artifacts>(await tool(t, a.key, 'get_content_artifacts', { job_id: id }))).toEqual(
+      (await getArtifacts(t, a.key, id)).body,
+    );
   });
 
   it('list: newest first, filters by status, mode and client, pagination; MCP list_content_jobs answers the same', async () => {
@@ -258,7 +357,12 @@ describe('reads: detail, list and artifacts over REST and MCP', () => {
     expect(total).toBeGreaterThanOrEqual(5);
     const created = all.body.data.map((j) => j.created_at);
     expect([...created].sort().reverse()).toEqual(created);
-    for (const row of all.body.data) expect(row).toMatchObject({ creation_source: 'agent_api', client_id: a.clientId, progress: { stage: expect.any(String) } });
+    for (const row of all.body.data)
+      expect(row).toMatchObject({
+        creation_source: 'agent_api',
+        client_id: a.clientId,
+        progress: { stage: expect.any(String) },
+      });
     const stepped = await listJobs(t, a.key, { mode: 'stepped' });
     expect(stepped.body.data.length).toBeGreaterThan(0);
     expect(stepped.body.data.every((j) => j.mode === 'stepped')).toBe(true);

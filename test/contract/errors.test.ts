@@ -77,7 +77,11 @@ function failingOperations(): AnyOperation[] {
       errors: [],
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       handler: async (ctx, input) => {
-        await createOrganisation(ctx.db, { name: input.name, plan: 'starter', subscription: 'active' }, ctx.engine.clock.now());
+        await createOrganisation(
+          ctx.db,
+          { name: input.name, plan: 'starter', subscription: 'active' },
+          ctx.engine.clock.now(),
+        );
         throw new Error(SECRET);
       },
     }),
@@ -104,7 +108,9 @@ describe('error catalogue', () => {
   it('turns anything that is not an ApiError into internal_error without its text', () => {
     for (const thrown of [new Error(SECRET), SECRET, { message: SECRET }, undefined]) {
       const e = toApiError(thrown);
-      expect(e.toBody()).toEqual({ error: { code: 'internal_error', message: ERROR_CATALOGUE.internal_error.message } });
+      expect(e.toBody()).toEqual({
+        error: { code: 'internal_error', message: ERROR_CATALOGUE.internal_error.message },
+      });
     }
   });
 
@@ -112,10 +118,13 @@ describe('error catalogue', () => {
     it('every code appears in the README error table with its status', () => {
       const rows = readmeErrorRows(readFileSync(README, 'utf8'));
       expect(rows.size, 'README.md has no table whose header names a "code" column').toBeGreaterThan(0);
-      for (const code of CODES) expect(rows.get(code), `README error table row for ${code}`).toBe(ERROR_CATALOGUE[code].status);
+      for (const code of CODES)
+        expect(rows.get(code), `README error table row for ${code}`).toBe(ERROR_CATALOGUE[code].status);
     });
   } else {
-    it.todo('every code appears in the README error table with its status (README.md does not exist yet; the lead writes it)');
+    it.todo(
+      'every code appears in the README error table with its status (README.md does not exist yet; the lead writes it)',
+    );
   }
 });
 
@@ -168,7 +177,11 @@ describe('errors as served', () => {
     const mcp = await connectHttpClient(t.url, key);
     try {
       for (const kind of ['plain', 'string'] as const) {
-        const r = await t.request('GET', '/test/failure', { key, query: { kind }, headers: { 'x-request-id': `req-500-${kind}` } });
+        const r = await t.request('GET', '/test/failure', {
+          key,
+          query: { kind },
+          headers: { 'x-request-id': `req-500-${kind}` },
+        });
         expect(r.status).toBe(500);
         expect(r.body).toEqual({ error: { code: 'internal_error', message: ERROR_CATALOGUE.internal_error.message } });
         expect(r.text).not.toMatch(/SQLITE|secret|sk-live|\bat \/|\.ts:\d/);
@@ -182,15 +195,31 @@ describe('errors as served', () => {
     } finally {
       await mcp.close();
     }
-    const logged = t.logs!.lines().map((l) => JSON.parse(l) as { requestId?: string; msg: string; err?: { message?: string } });
-    expect(logged.find((l) => l.requestId === 'req-500-plain' && l.msg === 'unhandled error')?.err?.message).toContain('SQLITE_CONSTRAINT');
+    const logged = t
+      .logs!.lines()
+      .map((l) => JSON.parse(l) as { requestId?: string; msg: string; err?: { message?: string } });
+    expect(logged.find((l) => l.requestId === 'req-500-plain' && l.msg === 'unhandled error')?.err?.message).toContain(
+      'SQLITE_CONSTRAINT',
+    );
   });
 
   it('a writing handler that throws commits nothing and stores nothing under its idempotency key', async () => {
-    const count = async () => Number((await t.db.selectFrom('organisations').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await t.db
+            .selectFrom('organisations')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const before = await count();
     for (let i = 0; i < 2; i++) {
-      const r = await t.request('POST', '/test/failure', { key, body: { name: 'never stored' }, headers: { 'idempotency-key': 'fails-every-time' } });
+      const r = await t.request('POST', '/test/failure', {
+        key,
+        body: { name: 'never stored' },
+        headers: { 'idempotency-key': 'fails-every-time' },
+      });
       expect(r.status).toBe(500);
       expect(r.headers.get('idempotent-replayed')).toBeNull();
       expect(r.body).toEqual({ error: { code: 'internal_error', message: ERROR_CATALOGUE.internal_error.message } });

@@ -20,12 +20,33 @@ const BASE = '/api/agent/v1';
 
 /** The tool names API.md section 5 fixes; the registry may hold fewer while families are being built, never others. */
 const DOCUMENTED_TOOLS = [
-  'create_content_job', 'approve_content_brief', 'list_content_jobs', 'get_content_job', 'get_content_artifacts',
-  'create_content_autopilot', 'get_autopilot_status', 'start_optimization', 'get_optimization', 'list_optimizations',
-  'get_usage', 'estimate_usage', 'list_clients', 'list_tracker_projects', 'get_tracker_project',
-  'get_tracker_results', 'get_tracker_trends', 'get_tracker_summary', 'get_brand_summary', 'start_tracker_scan',
-  'list_prospect_lists', 'create_prospect_list', 'list_prospects', 'save_prospect', 'update_prospect',
-  'delete_prospect', 'delete_prospect_list',
+  'create_content_job',
+  'approve_content_brief',
+  'list_content_jobs',
+  'get_content_job',
+  'get_content_artifacts',
+  'create_content_autopilot',
+  'get_autopilot_status',
+  'start_optimization',
+  'get_optimization',
+  'list_optimizations',
+  'get_usage',
+  'estimate_usage',
+  'list_clients',
+  'list_tracker_projects',
+  'get_tracker_project',
+  'get_tracker_results',
+  'get_tracker_trends',
+  'get_tracker_summary',
+  'get_brand_summary',
+  'start_tracker_scan',
+  'list_prospect_lists',
+  'create_prospect_list',
+  'list_prospects',
+  'save_prospect',
+  'update_prospect',
+  'delete_prospect',
+  'delete_prospect_list',
 ];
 const VERBS = ['get', 'list', 'create', 'start', 'estimate', 'approve', 'save', 'update', 'delete'];
 
@@ -147,14 +168,18 @@ describe('operation registry contract', () => {
 
     it('has one OpenAPI operation per registry entry, with operationId = name', () => {
       const ids: string[] = [];
-      for (const methods of Object.values(openapi.paths)) for (const o of Object.values(methods)) ids.push(String(o.operationId));
+      for (const methods of Object.values(openapi.paths))
+        for (const o of Object.values(methods)) ids.push(String(o.operationId));
       expect(ids.sort()).toEqual(OPERATIONS.map((op) => op.name).sort());
     });
 
     describe.each(cases)('%s', (name, op) => {
       it('has a REST route that an authenticated call reaches', async () => {
         const path = op.http.path.replace(/:([a-z_]+)/g, (_, p: string) => sampleId(p));
-        const r = await t.request(op.http.method, `${BASE}${path}`, { key, ...(op.http.method === 'GET' ? {} : { body: {} }) });
+        const r = await t.request(op.http.method, `${BASE}${path}`, {
+          key,
+          ...(op.http.method === 'GET' ? {} : { body: {} }),
+        });
         // Only a matched, authenticated route sets the rate-limit headers; an unknown route answers "No such route.".
         expect(r.headers.get('x-ratelimit-limit'), `${op.http.method} ${path} -> ${r.status} ${r.text}`).toBe('120');
         expect(r.text).not.toContain('No such route');
@@ -165,14 +190,22 @@ describe('operation registry contract', () => {
       it('is an MCP tool with the same input fields, output schema and annotations', () => {
         const tool = tools.get(name);
         expect(tool, name).toBeDefined();
-        const input = tool!.inputSchema as { type: string; properties?: Record<string, unknown>; required?: string[]; additionalProperties?: unknown };
+        const input = tool!.inputSchema as {
+          type: string;
+          properties?: Record<string, unknown>;
+          required?: string[];
+          additionalProperties?: unknown;
+        };
         const expected = draft7(op.input, 'input') as { properties?: Record<string, unknown>; required?: string[] };
         const expectedFields = Object.keys(expected.properties ?? {});
         const keyField = op.idempotency === 'none' ? [] : ['idempotency_key'];
         expect(input.type).toBe('object');
         expect(Object.keys(input.properties ?? {}).sort()).toEqual([...expectedFields, ...keyField].sort());
-        for (const field of expectedFields) expect(input.properties![field], field).toEqual(expected.properties![field]);
-        expect(new Set(input.required ?? [])).toEqual(new Set([...(expected.required ?? []), ...(op.idempotency === 'required' ? ['idempotency_key'] : [])]));
+        for (const field of expectedFields)
+          expect(input.properties![field], field).toEqual(expected.properties![field]);
+        expect(new Set(input.required ?? [])).toEqual(
+          new Set([...(expected.required ?? []), ...(op.idempotency === 'required' ? ['idempotency_key'] : [])]),
+        );
         expect(input.additionalProperties).toBe(false);
 
         const output = tool!.outputSchema as { type: string; anyOf?: Array<Record<string, unknown>> };
@@ -205,24 +238,26 @@ describe('operation registry contract', () => {
           ...Object.keys(o!.requestBody?.content['application/json'].schema.properties ?? {}),
         ];
         expect(documented.sort()).toEqual([...fields].sort());
-        for (const p of pathParams(op)) expect(o!.parameters).toContainEqual(expect.objectContaining({ name: p, in: 'path', required: true }));
+        for (const p of pathParams(op))
+          expect(o!.parameters).toContainEqual(expect.objectContaining({ name: p, in: 'path', required: true }));
         const header = o!.parameters.find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
         if (op.idempotency === 'none') expect(header).toBeUndefined();
         else expect(header?.required).toBe(op.idempotency === 'required');
 
         expect(Object.keys(o!.responses)).toContain(String(op.http.status));
-        for (const code of op.errors) expect(Object.keys(o!.responses), code).toContain(String(ERROR_CATALOGUE[code].status));
+        for (const code of op.errors)
+          expect(Object.keys(o!.responses), code).toContain(String(ERROR_CATALOGUE[code].status));
       });
     });
   });
 
   if (existsSync(README)) {
     const rows = readmeToolRows(readFileSync(README, 'utf8'));
-    it('the README tool table lists exactly the registry\'s operations', () => {
+    it("the README tool table lists exactly the registry's operations", () => {
       expect(rows.length, 'README.md has no table whose header names a "tool" column').toBeGreaterThan(0);
       expect(rows.map((r) => r.name).sort()).toEqual(OPERATIONS.map((op) => op.name).sort());
     });
-    it('the README tool table shows each operation\'s route, scope and idempotency as the registry defines them', () => {
+    it("the README tool table shows each operation's route, scope and idempotency as the registry defines them", () => {
       const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
       for (const row of rows) {
         const op = byName.get(row.name);
@@ -233,7 +268,9 @@ describe('operation registry contract', () => {
       }
     });
   } else {
-    it.todo('the README tool table lists exactly the registry\'s operations (README.md does not exist yet; the lead writes it)');
+    it.todo(
+      "the README tool table lists exactly the registry's operations (README.md does not exist yet; the lead writes it)",
+    );
   }
 });
 
@@ -251,7 +288,13 @@ interface ReadmeToolRow {
 function readmeToolRows(markdown: string): ReadmeToolRow[] {
   const rows: ReadmeToolRow[] = [];
   const lines = markdown.split('\n');
-  const cellsOf = (line: string) => line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+  const cellsOf = (line: string) =>
+    line
+      .trim()
+      .replace(/^\|/, '')
+      .replace(/\|$/, '')
+      .split('|')
+      .map((c) => c.trim());
   for (let i = 0; i + 1 < lines.length; i++) {
     if (!lines[i]!.trim().startsWith('|') || !/^\s*\|[\s:|-]+\|\s*$/.test(lines[i + 1]!)) continue;
     const header = cellsOf(lines[i]!).map((c) => c.toLowerCase());

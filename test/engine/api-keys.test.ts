@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey, KEY_PREFIX } from '../../src/engine/api-keys.ts';
+import {
+  displayPrefix,
+  generateApiKey,
+  hashApiKey,
+  isWellFormedApiKey,
+  KEY_PREFIX,
+} from '../../src/engine/api-keys.ts';
 import { issueApiKey } from '../../src/engine/admin.ts';
 import { authenticate } from '../../src/engine/auth.ts';
 import { openDatabase, type OpenedDatabase } from '../../src/store/db.ts';
@@ -25,7 +31,8 @@ describe('API key format', () => {
 
   it('uses the whole alphabet for the random part (no bias towards a subset)', () => {
     const seen = new Set<string>();
-    for (let i = 0; i < 200; i++) for (const ch of generateApiKey().slice(KEY_PREFIX.length, KEY_PREFIX.length + 30)) seen.add(ch);
+    for (let i = 0; i < 200; i++)
+      for (const ch of generateApiKey().slice(KEY_PREFIX.length, KEY_PREFIX.length + 30)) seen.add(ch);
     expect(seen.size).toBe(62);
   });
 
@@ -105,7 +112,11 @@ describe('issuing and authenticating keys', () => {
     const s = await openStore();
     const clock = createFakeClock();
     const org = await createOrganisation(s.db, { name: 'o', plan: 'pro', subscription: 'active' }, clock.now());
-    const issued = await issueApiKey(s.db, { orgId: org.id, scopes: ['optimize:run', 'reporter:read'], name: 'k' }, clock.now());
+    const issued = await issueApiKey(
+      s.db,
+      { orgId: org.id, scopes: ['optimize:run', 'reporter:read'], name: 'k' },
+      clock.now(),
+    );
     expect(issued.apiKey).toMatch(KEY_RE);
     const row = s.raw.prepare('SELECT * FROM api_keys WHERE id = ?').get(issued.keyId) as Record<string, unknown>;
     expect(row.key_hash).toBe(hashApiKey(issued.apiKey));
@@ -118,7 +129,9 @@ describe('issuing and authenticating keys', () => {
   it('refuses unknown scopes and empty scope lists', async () => {
     const s = await openStore();
     const org = await createOrganisation(s.db, { name: 'o', plan: 'starter', subscription: 'active' }, 0);
-    await expect(issueApiKey(s.db, { orgId: org.id, scopes: ['copywriter:run', 'admin:all'] }, 0)).rejects.toThrow(/admin:all/);
+    await expect(issueApiKey(s.db, { orgId: org.id, scopes: ['copywriter:run', 'admin:all'] }, 0)).rejects.toThrow(
+      /admin:all/,
+    );
     await expect(issueApiKey(s.db, { orgId: org.id, scopes: [] }, 0)).rejects.toThrow(/scope/);
     expect(s.raw.prepare('SELECT count(*) AS n FROM api_keys').get()).toEqual({ n: 0 });
   });
@@ -127,7 +140,11 @@ describe('issuing and authenticating keys', () => {
     const s = await openStore();
     const clock = createFakeClock();
     const org = await createOrganisation(s.db, { name: 'o', plan: 'agency', subscription: 'inactive' }, clock.now());
-    const { apiKey, keyId } = await issueApiKey(s.db, { orgId: org.id, scopes: ['optimize:run', 'prospector:write'] }, clock.now());
+    const { apiKey, keyId } = await issueApiKey(
+      s.db,
+      { orgId: org.id, scopes: ['optimize:run', 'prospector:write'] },
+      clock.now(),
+    );
     const p = await authenticate(s.db, clock, apiKey);
     expect(p).toMatchObject({ orgId: org.id, keyId, plan: 'agency', subscriptionActive: false, ratePerMinute: 120 });
     expect([...p.scopes].sort()).toEqual(['optimize:read', 'optimize:run', 'prospector:read', 'prospector:write']);
@@ -136,7 +153,10 @@ describe('issuing and authenticating keys', () => {
   it('rejects a well-formed key that was never issued, and malformed keys without a statement', async () => {
     const s = await openStore();
     const clock = createFakeClock();
-    await expect(authenticate(s.db, clock, generateApiKey())).rejects.toMatchObject({ code: 'unauthorized', status: 401 });
+    await expect(authenticate(s.db, clock, generateApiKey())).rejects.toMatchObject({
+      code: 'unauthorized',
+      status: 401,
+    });
     const good = generateApiKey();
     const badChecksum = good.slice(0, -1) + (good.endsWith('0') ? '1' : '0');
     const before = s.stats.statements;
@@ -150,7 +170,11 @@ describe('issuing and authenticating keys', () => {
     const s = await openStore();
     const clock = createFakeClock();
     const org = await createOrganisation(s.db, { name: 'o', plan: 'starter', subscription: 'active' }, clock.now());
-    const { apiKey } = await issueApiKey(s.db, { orgId: org.id, scopes: ['reporter:read'], expiresAt: clock.now() + 1_000 }, clock.now());
+    const { apiKey } = await issueApiKey(
+      s.db,
+      { orgId: org.id, scopes: ['reporter:read'], expiresAt: clock.now() + 1_000 },
+      clock.now(),
+    );
     await expect(authenticate(s.db, clock, apiKey)).resolves.toMatchObject({ orgId: org.id });
     clock.advance(999);
     await expect(authenticate(s.db, clock, apiKey)).resolves.toMatchObject({ orgId: org.id });

@@ -28,7 +28,11 @@ describe('B. idempotency across crashes (kill -9)', () => {
     database = openDatabase(tmp.dbPath);
     await migrateToLatest(database.db);
     const now = Date.now();
-    const org = await createOrganisation(database.db, { name: 'crash org', plan: 'agency', subscription: 'active' }, now);
+    const org = await createOrganisation(
+      database.db,
+      { name: 'crash org', plan: 'agency', subscription: 'active' },
+      now,
+    );
     const client = await createClient(database.db, { name: 'c', orgId: org.id }, now);
     const key = await issueApiKey(database.db, { orgId: org.id, scopes: ['copywriter:run', 'copywriter:read'] }, now);
     tenant = { orgId: org.id, clientId: client.id, key: key.apiKey };
@@ -73,14 +77,26 @@ describe('B. idempotency across crashes (kill -9)', () => {
     return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: (await res.json()) as Widget };
   }
 
-  const runOf = (widgetId: string) => database.db.selectFrom('runs').selectAll().where('resource_id', '=', widgetId).executeTakeFirstOrThrow();
+  const runOf = (widgetId: string) =>
+    database.db.selectFrom('runs').selectAll().where('resource_id', '=', widgetId).executeTakeFirstOrThrow();
   const waitFor = <T>(fn: () => Promise<T> | T) => vi.waitFor(fn, { timeout: 20_000, interval: 25 });
 
   /** The records one widget left: its runs, its ledger entries and the organisation's key records. */
   async function records(widgetId: string) {
     return {
-      runs: (await database.db.selectFrom('runs').select('id').where('kind', '=', 'widget').where('resource_id', '=', widgetId).execute()).length,
-      ledger: await database.db.selectFrom('usage_ledger').select(['state', 'units']).where('resource_id', '=', widgetId).execute(),
+      runs: (
+        await database.db
+          .selectFrom('runs')
+          .select('id')
+          .where('kind', '=', 'widget')
+          .where('resource_id', '=', widgetId)
+          .execute()
+      ).length,
+      ledger: await database.db
+        .selectFrom('usage_ledger')
+        .select(['state', 'units'])
+        .where('resource_id', '=', widgetId)
+        .execute(),
     };
   }
 
@@ -114,7 +130,12 @@ describe('B. idempotency across crashes (kill -9)', () => {
     await waitFor(async () => expect((await runOf(id)).state).toBe('done'));
     expect(provider.callsFor(`${queued.id}:call`)).toBe(1);
     expect(await records(id)).toEqual({ runs: 1, ledger: [{ state: 'charged', units: 1 }] });
-    const keys = await database.db.selectFrom('idempotency_keys').select('key').where('org_id', '=', tenant.orgId).orderBy('key').execute();
+    const keys = await database.db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('org_id', '=', tenant.orgId)
+      .orderBy('key')
+      .execute();
     expect(keys.map((k) => k.key)).toEqual(['blocker-key', 'target-key']);
     // The blocker, whose call was in flight at the crash, is recovered as well, and charged once.
     await waitFor(async () => expect((await runOf(blocker.body.widget_id)).state).toBe('done'));

@@ -1,5 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { canonicalJson, createIdempotencyService, parseIdempotencyKey, requestHash } from '../../src/engine/idempotency.ts';
+import {
+  canonicalJson,
+  createIdempotencyService,
+  parseIdempotencyKey,
+  requestHash,
+} from '../../src/engine/idempotency.ts';
 import { ApiError } from '../../src/errors.ts';
 import { immediate, openDatabase, type OpenedDatabase } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
@@ -18,7 +23,19 @@ describe('parseIdempotencyKey', () => {
   });
 
   it('B.18 refuses the empty key, 256 characters, spaces, control and non-ASCII characters', () => {
-    for (const bad of ['', 'x'.repeat(256), 'a b', ' ', 'a\tb', 'a\u0001b', 'a\u007fb', 'a\nb', 'ké', 'a\u00a0b', '""']) {
+    for (const bad of [
+      '',
+      'x'.repeat(256),
+      'a b',
+      ' ',
+      'a\tb',
+      'a\u0001b',
+      'a\u007fb',
+      'a\nb',
+      'ké',
+      'a\u00a0b',
+      '""',
+    ]) {
       const r = parseIdempotencyKey([bad]);
       expect(r.ok, JSON.stringify(bad)).toBe(false);
     }
@@ -64,7 +81,9 @@ describe('canonicalJson', () => {
 
 describe('requestHash', () => {
   it('is the same for equal inputs whatever their key order', () => {
-    expect(requestHash('create_widget', { a: 1, b: [1, { c: 2, d: 3 }] })).toBe(requestHash('create_widget', { b: [1, { d: 3, c: 2 }], a: 1 }));
+    expect(requestHash('create_widget', { a: 1, b: [1, { c: 2, d: 3 }] })).toBe(
+      requestHash('create_widget', { b: [1, { d: 3, c: 2 }], a: 1 }),
+    );
   });
 
   it('differs by operation and by any value', () => {
@@ -87,7 +106,8 @@ describe('idempotency service', () => {
     database = openDatabase(tmp.dbPath);
     await migrateToLatest(database.db);
     clock = createFakeClock();
-    orgId = (await createOrganisation(database.db, { name: 'o', plan: 'starter', subscription: 'active' }, clock.now())).id;
+    orgId = (await createOrganisation(database.db, { name: 'o', plan: 'starter', subscription: 'active' }, clock.now()))
+      .id;
   });
   afterEach(async () => {
     await database.close();
@@ -115,9 +135,16 @@ describe('idempotency service', () => {
 
   it('B.13/B.14 answers 422 idempotency_key_reused for another body or another operation', async () => {
     const svc = service();
-    await immediate(database.db, (trx) => svc.execute(trx, scope(), async () => ({ status: 201, body: {}, resourceId: null })));
-    for (const other of [scope({ hash: requestHash('create_widget', { a: 2 }) }), scope({ operation: 'start_widget', hash: requestHash('start_widget', { a: 1 }) })]) {
-      const err = await immediate(database.db, (trx) => svc.execute(trx, other, async () => ({ status: 201, body: {}, resourceId: null }))).catch((e: unknown) => e);
+    await immediate(database.db, (trx) =>
+      svc.execute(trx, scope(), async () => ({ status: 201, body: {}, resourceId: null })),
+    );
+    for (const other of [
+      scope({ hash: requestHash('create_widget', { a: 2 }) }),
+      scope({ operation: 'start_widget', hash: requestHash('start_widget', { a: 1 }) }),
+    ]) {
+      const err = await immediate(database.db, (trx) =>
+        svc.execute(trx, other, async () => ({ status: 201, body: {}, resourceId: null })),
+      ).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApiError);
       expect(err).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
     }
@@ -125,7 +152,11 @@ describe('idempotency service', () => {
 
   it('B.21 stores nothing when the work fails', async () => {
     const svc = service();
-    await expect(immediate(database.db, (trx) => svc.execute(trx, scope(), async () => Promise.reject(new ApiError('invalid_input'))))).rejects.toThrow();
+    await expect(
+      immediate(database.db, (trx) =>
+        svc.execute(trx, scope(), async () => Promise.reject(new ApiError('invalid_input'))),
+      ),
+    ).rejects.toThrow();
     const rows = await database.db.selectFrom('idempotency_keys').selectAll().execute();
     expect(rows).toHaveLength(0);
   });
@@ -140,9 +171,14 @@ describe('idempotency service', () => {
     expect(await svc.reap(database.db)).toBe(0);
     clock.advance(1);
     expect(await svc.reap(database.db)).toBe(1);
-    expect(await immediate(database.db, (trx) => svc.execute(trx, scope({ hash: 'another body' }), work))).toMatchObject({ replayed: false, body: { n: 2 } });
+    expect(
+      await immediate(database.db, (trx) => svc.execute(trx, scope({ hash: 'another body' }), work)),
+    ).toMatchObject({ replayed: false, body: { n: 2 } });
     clock.advance(DAY + 1);
     // Expired but not yet reaped: still treated as absent.
-    expect(await immediate(database.db, (trx) => svc.execute(trx, scope(), work))).toMatchObject({ replayed: false, body: { n: 3 } });
+    expect(await immediate(database.db, (trx) => svc.execute(trx, scope(), work))).toMatchObject({
+      replayed: false,
+      body: { n: 3 },
+    });
   });
 });

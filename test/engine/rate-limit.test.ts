@@ -94,7 +94,7 @@ describe('GCRA rate limiter (fake clock)', () => {
     const clock = createFakeClock(T0);
     const rl = createRateLimiter(clock);
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const passedAt: number[] = [];
     for (let i = 0; i < 5_000; i++) {
       clock.advance(Math.floor(rand() * 120));
@@ -161,7 +161,11 @@ describe('GCRA rate limiter (fake clock)', () => {
     const clock = createFakeClock(T0);
     const rl = createRateLimiter(clock);
     const ok = rateLimitHeaders(rl.take('k', 2));
-    expect(ok).toEqual({ 'X-RateLimit-Limit': '2', 'X-RateLimit-Remaining': '1', 'X-RateLimit-Reset': String(T0 / 1000 + 30) });
+    expect(ok).toEqual({
+      'X-RateLimit-Limit': '2',
+      'X-RateLimit-Remaining': '1',
+      'X-RateLimit-Reset': String(T0 / 1000 + 30),
+    });
     rl.take('k', 2);
     const no = rateLimitHeaders(rl.take('k', 2));
     expect(no['X-RateLimit-Remaining']).toBe('0');

@@ -49,7 +49,13 @@ async function seed(track = cleanups): Promise<Seeded> {
   return { dbPath: tmp.dbPath, key: key.apiKey, clientId: client.id, orgId: org.id, db: opened.db };
 }
 
-async function start(s: Seeded, providerUrl: string, owner: string, env: Record<string, string> = {}, track = cleanups): Promise<SpawnedServer> {
+async function start(
+  s: Seeded,
+  providerUrl: string,
+  owner: string,
+  env: Record<string, string> = {},
+  track = cleanups,
+): Promise<SpawnedServer> {
   const server = await spawnServer(
     { AGENT_API_DB: s.dbPath, WIDGET_PROVIDER_URL: providerUrl, RUNNER_OWNER: owner, AGENT_API_POLL_MS: '50', ...env },
     { script: SCRIPT },
@@ -58,7 +64,13 @@ async function start(s: Seeded, providerUrl: string, owner: string, env: Record<
   return server;
 }
 
-async function call<T = Record<string, unknown>>(base: string, key: string, method: string, path: string, body?: unknown) {
+async function call<T = Record<string, unknown>>(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+) {
   const res = await fetch(`${base}/api/agent/v1${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -128,7 +140,9 @@ async function startScenarioProvider() {
       };
       const known = results.get(key);
       if (known) return void res.writeHead(200, { 'content-type': 'application/json' }).end(known);
-      const behaviour: Behaviour = first ? ((/^(hold|half|gate):/.exec(label)?.[1] as Behaviour | undefined) ?? 'answer') : 'answer';
+      const behaviour: Behaviour = first
+        ? ((/^(hold|half|gate):/.exec(label)?.[1] as Behaviour | undefined) ?? 'answer')
+        : 'answer';
       if (first) arrival(label).done();
       if (behaviour === 'hold') return void open.push(res);
       if (behaviour === 'half') {
@@ -137,7 +151,8 @@ async function startScenarioProvider() {
         res.write(body.slice(0, 5));
         return void open.push(res);
       }
-      if (behaviour === 'gate') return void gates.set(label, () => res.writeHead(200, { 'content-type': 'application/json' }).end(work()));
+      if (behaviour === 'gate')
+        return void gates.set(label, () => res.writeHead(200, { 'content-type': 'application/json' }).end(work()));
       res.writeHead(200, { 'content-type': 'application/json' }).end(work());
     });
   });
@@ -179,7 +194,11 @@ describe('crash and restart of real server processes', () => {
     chain.push(provider.close);
     const a = await start(s, provider.url, 'server-a', { AGENT_API_LEASE_MS: '3000' }, chain);
     const created = await Promise.all([
-      call<{ widget_id: string }>(a.url, s.key, 'POST', '/widgets', { client_id: s.clientId, label: 'hold:g74', units: 3 }),
+      call<{ widget_id: string }>(a.url, s.key, 'POST', '/widgets', {
+        client_id: s.clientId,
+        label: 'hold:g74',
+        units: 3,
+      }),
       call<{ widget_id: string }>(a.url, s.key, 'POST', '/widgets', { client_id: s.clientId, label: 'half:g75' }),
     ]);
     expect(created.map((c) => c.status)).toEqual([201, 201]);
@@ -189,7 +208,10 @@ describe('crash and restart of real server processes', () => {
     before.g75 = await runOf(s.db, w75);
     await a.crash();
     b = await start(s, provider.url, 'server-b', { AGENT_API_LEASE_MS: '3000' }, chain);
-    await until('both runs to complete on server B', async () => (await runOf(s.db, w74)).state === 'done' && (await runOf(s.db, w75)).state === 'done');
+    await until(
+      'both runs to complete on server B',
+      async () => (await runOf(s.db, w74)).state === 'done' && (await runOf(s.db, w75)).state === 'done',
+    );
   }, 120_000);
   afterAll(async () => {
     for (const fn of chain.splice(0).reverse()) await fn();
@@ -205,7 +227,11 @@ describe('crash and restart of real server processes', () => {
     expect(provider.runsFor(key)).toBe(1);
     expect(await ledgerOf(s.db, w74)).toEqual([{ state: 'charged', units: 3 }]);
     const seen = await call(b.url, s.key, 'GET', `/widgets/${w74}`);
-    expect(seen.body).toMatchObject({ status: 'complete', billing: 'charged', result: { label: 'hold:g74', billed: true } });
+    expect(seen.body).toMatchObject({
+      status: 'complete',
+      billing: 'charged',
+      result: { label: 'hold:g74', billed: true },
+    });
     expect(b.stderr()).not.toContain('usage charge skipped');
   });
 
@@ -224,7 +250,10 @@ describe('crash and restart of real server processes', () => {
   });
 
   it('G.79 SIGTERM while a step is running: the step finishes within the grace period, the process exits, a restart runs nothing twice', async () => {
-    const created = await call<{ widget_id: string }>(b.url, s.key, 'POST', '/widgets', { client_id: s.clientId, label: 'gate:g79' });
+    const created = await call<{ widget_id: string }>(b.url, s.key, 'POST', '/widgets', {
+      client_id: s.clientId,
+      label: 'gate:g79',
+    });
     const id = created.body.widget_id;
     await provider.reached('gate:g79');
     const exited = b.terminate();
@@ -238,8 +267,14 @@ describe('crash and restart of real server processes', () => {
 
     const c = await start(s, provider.url, 'server-c');
     // A new widget on C proves C's runner has polled the queue (a due older run would be claimed first).
-    const after = await call<{ widget_id: string }>(c.url, s.key, 'POST', '/widgets', { client_id: s.clientId, label: 'g79-after' });
-    await until('the widget created on C to complete', async () => (await runOf(s.db, after.body.widget_id)).state === 'done');
+    const after = await call<{ widget_id: string }>(c.url, s.key, 'POST', '/widgets', {
+      client_id: s.clientId,
+      label: 'g79-after',
+    });
+    await until(
+      'the widget created on C to complete',
+      async () => (await runOf(s.db, after.body.widget_id)).state === 'done',
+    );
     const key = `${finished.id}:call`;
     expect(provider.callsFor(key)).toBe(1);
     expect(provider.runsFor(key)).toBe(1);
@@ -261,12 +296,25 @@ describe('two processes and in-process shutdown', () => {
     ]);
     const n = 24;
     const created = await Promise.all(
-      Array.from({ length: n }, (_, i) => call<{ widget_id: string }>(i % 2 ? a.url : b.url, s.key, 'POST', '/widgets', { client_id: s.clientId, label: `g76-${i}` })),
+      Array.from({ length: n }, (_, i) =>
+        call<{ widget_id: string }>(i % 2 ? a.url : b.url, s.key, 'POST', '/widgets', {
+          client_id: s.clientId,
+          label: `g76-${i}`,
+        }),
+      ),
     );
     expect(created.map((c) => c.status)).toEqual(Array(n).fill(201));
     const ids = created.map((c) => c.body.widget_id);
     const doneCount = async () =>
-      Number((await s.db.selectFrom('runs').select((eb) => eb.fn.countAll().as('n')).where('state', '=', 'done').executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await s.db
+            .selectFrom('runs')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('state', '=', 'done')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     await until('every widget to complete', async () => (await doneCount()) === n);
 
     const runs = await Promise.all(ids.map((id) => runOf(s.db, id)));
@@ -283,10 +331,17 @@ describe('two processes and in-process shutdown', () => {
     const provider = await startScenarioProvider();
     cleanups.push(provider.close);
     const ops = [...OPERATIONS, ...widgetOperations()];
-    const t1 = await startTestApp({ operations: ops, pipelines: (e) => [widgetPipeline(e, () => provider.url)], runnerOwner: 'app-1' });
+    const t1 = await startTestApp({
+      operations: ops,
+      pipelines: (e) => [widgetPipeline(e, () => provider.url)],
+      runnerOwner: 'app-1',
+    });
     cleanups.push(t1.cleanup);
     const { clientId, key } = await t1.tenant('agency');
-    const created = await t1.request<{ widget_id: string }>('POST', '/widgets', { key, body: { client_id: clientId, label: 'hold:handed-back' } });
+    const created = await t1.request<{ widget_id: string }>('POST', '/widgets', {
+      key,
+      body: { client_id: clientId, label: 'hold:handed-back' },
+    });
     const id = created.body.widget_id;
     const running = t1.engine.runner.runUntilIdle();
     await provider.reached('hold:handed-back');
@@ -297,9 +352,21 @@ describe('two processes and in-process shutdown', () => {
     await running;
     const reopened = openDatabase(dbPath);
     cleanups.push(() => reopened.close());
-    expect(await runOf(reopened.db, id)).toMatchObject({ state: 'pending', attempts: 0, lease_owner: null, lease_expires_at: null, last_error: null, lease_token: 1 });
+    expect(await runOf(reopened.db, id)).toMatchObject({
+      state: 'pending',
+      attempts: 0,
+      lease_owner: null,
+      lease_expires_at: null,
+      last_error: null,
+      lease_token: 1,
+    });
 
-    const t2 = await startTestApp({ operations: ops, pipelines: (e) => [widgetPipeline(e, () => provider.url)], runnerOwner: 'app-2', dbPath });
+    const t2 = await startTestApp({
+      operations: ops,
+      pipelines: (e) => [widgetPipeline(e, () => provider.url)],
+      runnerOwner: 'app-2',
+      dbPath,
+    });
     cleanups.push(t2.stop);
     await t2.engine.runner.runUntilIdle();
     const done = await runOf(t2.db, id);

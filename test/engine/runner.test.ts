@@ -3,9 +3,24 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Db, type OpenedDatabase } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
-import { claimRun, getRunFor, insertRun, renewLease, resumeWaitingRun, updateLeasedRun, type RunRow } from '../../src/store/repos/runs.ts';
+import {
+  claimRun,
+  getRunFor,
+  insertRun,
+  renewLease,
+  resumeWaitingRun,
+  updateLeasedRun,
+  type RunRow,
+} from '../../src/store/repos/runs.ts';
 import { createRunner, type RunnerOptions } from '../../src/engine/runner/runner.ts';
-import { PermanentError, RetryableError, type HookContext, type Pipeline, type Step, type StepContext } from '../../src/engine/runner/types.ts';
+import {
+  PermanentError,
+  RetryableError,
+  type HookContext,
+  type Pipeline,
+  type Step,
+  type StepContext,
+} from '../../src/engine/runner/types.ts';
 import { ProviderError } from '../../src/providers/types.ts';
 import { OPERATIONS } from '../../src/tools/registry.ts';
 import { createFakeClock, type FakeClock } from '../helpers/clock.ts';
@@ -38,7 +53,14 @@ async function harness(): Promise<Harness> {
   await migrateToLatest(db);
   const clock = createFakeClock();
   const org = await createOrganisation(db, { name: 'Runner org', plan: 'agency', subscription: 'active' }, clock.now());
-  return { db, dbPath: tmp.dbPath, clock, logs: captureLogger('info'), orgId: org.id, connect: async () => track(openDatabase(tmp.dbPath)) };
+  return {
+    db,
+    dbPath: tmp.dbPath,
+    clock,
+    logs: captureLogger('info'),
+    orgId: org.id,
+    connect: async () => track(openDatabase(tmp.dbPath)),
+  };
 }
 
 function makeRunner(h: Harness, pipelines: Pipeline[], overrides: Partial<RunnerOptions> = {}) {
@@ -58,7 +80,12 @@ function makeRunner(h: Harness, pipelines: Pipeline[], overrides: Partial<Runner
   return r;
 }
 
-async function enqueue(h: Harness, kind: string, state: 'pending' | 'waiting' = 'pending', maxAttempts = 3): Promise<RunRow> {
+async function enqueue(
+  h: Harness,
+  kind: string,
+  state: 'pending' | 'waiting' = 'pending',
+  maxAttempts = 3,
+): Promise<RunRow> {
   return insertRun(h.db, { kind, resourceId: randomUUID(), orgId: h.orgId, maxAttempts, state }, h.clock.now());
 }
 
@@ -96,19 +123,47 @@ describe('durable runner', () => {
     const seen: StepContext[] = [];
     const steps: Step[] = [
       { name: 'research', run: async (ctx) => (seen.push(ctx), { sources: 3 }) },
-      { name: 'brief', run: async (ctx) => (seen.push(ctx), { outline: `from ${(ctx.checkpoint.research as { sources: number }).sources} sources` }) },
-      { name: 'draft', run: async (ctx) => (seen.push(ctx), `draft of ${(ctx.checkpoint.brief as { outline: string }).outline}`) },
+      {
+        name: 'brief',
+        run: async (ctx) => (
+          seen.push(ctx),
+          { outline: `from ${(ctx.checkpoint.research as { sources: number }).sources} sources` }
+        ),
+      },
+      {
+        name: 'draft',
+        run: async (ctx) => (seen.push(ctx), `draft of ${(ctx.checkpoint.brief as { outline: string }).outline}`),
+      },
     ];
     const p = recording('job', steps);
     const run = await enqueue(h, 'job');
     await makeRunner(h, [p.pipeline]).runUntilIdle();
 
     const done = await row(h.db, run.id);
-    expect(done).toMatchObject({ state: 'done', step: 3, attempts: 0, lease_owner: null, lease_expires_at: null, lease_token: 3, last_error: null });
-    const checkpoint = { research: { sources: 3 }, brief: { outline: 'from 3 sources' }, draft: 'draft of from 3 sources' };
+    expect(done).toMatchObject({
+      state: 'done',
+      step: 3,
+      attempts: 0,
+      lease_owner: null,
+      lease_expires_at: null,
+      lease_token: 3,
+      last_error: null,
+    });
+    const checkpoint = {
+      research: { sources: 3 },
+      brief: { outline: 'from 3 sources' },
+      draft: 'draft of from 3 sources',
+    };
     expect(JSON.parse(done.checkpoint)).toEqual(checkpoint);
     expect(p.completed).toEqual([checkpoint]);
-    expect(p.events).toEqual(['before:0:research', 'after:0:research', 'before:1:brief', 'after:1:brief', 'before:2:draft', 'after:2:draft']);
+    expect(p.events).toEqual([
+      'before:0:research',
+      'after:0:research',
+      'before:1:brief',
+      'after:1:brief',
+      'before:2:draft',
+      'after:2:draft',
+    ]);
     expect(seen.map((c) => c.attempt)).toEqual([1, 1, 1]);
     expect(seen[1]!.idempotencyKey()).toBe(`${run.id}:brief`);
     expect(seen[1]!.idempotencyKey('page-2')).toBe(`${run.id}:brief:page-2`);
@@ -184,7 +239,11 @@ describe('durable runner', () => {
       expect(attempts).toEqual(expected);
     }
     const failed = await row(h.db, run.id);
-    expect(failed).toMatchObject({ state: 'failed', lease_owner: null, last_error: 'fetch failed with an internal error' });
+    expect(failed).toMatchObject({
+      state: 'failed',
+      lease_owner: null,
+      last_error: 'fetch failed with an internal error',
+    });
     expect(p.failed).toEqual(['fetch failed with an internal error']);
     expect(p.completed).toEqual([]);
 
@@ -198,12 +257,22 @@ describe('durable runner', () => {
     const h = await harness();
     let later = 0;
     const p = recording('job', [
-      { name: 'check', run: async () => { throw new PermanentError('the page is not HTML'); } },
+      {
+        name: 'check',
+        run: async () => {
+          throw new PermanentError('the page is not HTML');
+        },
+      },
       { name: 'write', run: async () => ++later },
     ]);
     const run = await enqueue(h, 'job');
     await makeRunner(h, [p.pipeline]).runUntilIdle();
-    expect(await row(h.db, run.id)).toMatchObject({ state: 'failed', attempts: 1, last_error: 'the page is not HTML', lease_owner: null });
+    expect(await row(h.db, run.id)).toMatchObject({
+      state: 'failed',
+      attempts: 1,
+      last_error: 'the page is not HTML',
+      lease_owner: null,
+    });
     expect(p.failed).toEqual(['the page is not HTML']);
     expect(later).toBe(0);
     expect(p.completed).toEqual([]);
@@ -226,7 +295,11 @@ describe('durable runner', () => {
     expect(await row(h.db, run.id)).toMatchObject({ state: 'pending', last_error: 'search: rate limited' });
     h.clock.advance(1_000);
     await runner.runUntilIdle();
-    expect(await row(h.db, run.id)).toMatchObject({ state: 'failed', attempts: 2, last_error: 'search: the account is suspended' });
+    expect(await row(h.db, run.id)).toMatchObject({
+      state: 'failed',
+      attempts: 2,
+      last_error: 'search: the account is suspended',
+    });
     expect(p.failed).toEqual(['search: the account is suspended']);
   });
 
@@ -242,7 +315,12 @@ describe('durable runner', () => {
     }
     await makeRunner(h, [p.pipeline]).runUntilIdle();
     expect(calls).toBe(0);
-    expect(await row(h.db, run.id)).toMatchObject({ state: 'failed', attempts: 4, lease_token: 4, last_error: 'crashy did not finish after 3 attempts' });
+    expect(await row(h.db, run.id)).toMatchObject({
+      state: 'failed',
+      attempts: 4,
+      lease_token: 4,
+      last_error: 'crashy did not finish after 3 attempts',
+    });
     expect(p.failed).toEqual(['crashy did not finish after 3 attempts']);
   });
 
@@ -300,12 +378,23 @@ describe('durable runner', () => {
     expect([first.lease_token, second.lease_token]).toEqual([1, 2]);
 
     const stale = { runId: run.id, owner: 'w1', token: first.lease_token };
-    expect(await updateLeasedRun(h.db, stale, { state: 'done', checkpoint: '{"zombie":true}' }, h.clock.now())).toBe(false);
+    expect(await updateLeasedRun(h.db, stale, { state: 'done', checkpoint: '{"zombie":true}' }, h.clock.now())).toBe(
+      false,
+    );
     expect(await renewLease(h.db, stale, h.clock.now() + 60_000)).toBe(false);
     // Same owner name but an old token is still stale (a restarted worker that reuses its name).
-    expect(await updateLeasedRun(h.db, { runId: run.id, owner: 'w2', token: 1 }, { state: 'done' }, h.clock.now())).toBe(false);
-    expect(await row(h.db, run.id)).toMatchObject({ state: 'pending', checkpoint: '{}', lease_owner: 'w2', lease_token: 2 });
-    expect(await updateLeasedRun(h.db, { runId: run.id, owner: 'w2', token: 2 }, { checkpoint: '{"ok":1}' }, h.clock.now())).toBe(true);
+    expect(
+      await updateLeasedRun(h.db, { runId: run.id, owner: 'w2', token: 1 }, { state: 'done' }, h.clock.now()),
+    ).toBe(false);
+    expect(await row(h.db, run.id)).toMatchObject({
+      state: 'pending',
+      checkpoint: '{}',
+      lease_owner: 'w2',
+      lease_token: 2,
+    });
+    expect(
+      await updateLeasedRun(h.db, { runId: run.id, owner: 'w2', token: 2 }, { checkpoint: '{"ok":1}' }, h.clock.now()),
+    ).toBe(true);
   });
 
   it('G.77 a stalled worker loses its lease; the other worker finishes; the stale write-back is rejected by fencing', async () => {
@@ -416,7 +505,10 @@ describe('durable runner', () => {
     const w1Done = w1.runUntilIdle();
     await started.promise;
     h.clock.advance(200);
-    await vi.waitFor(async () => expect((await row(h.db, run.id)).lease_expires_at).toBe(t0 + 500), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(async () => expect((await row(h.db, run.id)).lease_expires_at).toBe(t0 + 500), {
+      timeout: 5_000,
+      interval: 20,
+    });
     h.clock.advance(200);
     await w2.runUntilIdle();
     expect(calls).toBe(1);
@@ -452,7 +544,14 @@ describe('durable runner', () => {
     await started.promise;
     await w1.stop(20);
     await w1Done;
-    expect(await row(h.db, run.id)).toMatchObject({ state: 'pending', step: 0, attempts: 0, lease_owner: null, lease_expires_at: null, last_error: null });
+    expect(await row(h.db, run.id)).toMatchObject({
+      state: 'pending',
+      step: 0,
+      attempts: 0,
+      lease_owner: null,
+      lease_expires_at: null,
+      last_error: null,
+    });
 
     const w2 = makeRunner(h, [pipeline], { owner: 'worker-2' });
     await w2.runUntilIdle();
@@ -493,7 +592,10 @@ describe('durable runner', () => {
     cleanups.push(t.close);
     const { clientId, key } = await t.tenant('pro');
     provider.failNext(1_000);
-    const created = await t.request<{ widget_id: string }>('POST', '/widgets', { key, body: { client_id: clientId, label: 'doomed', units: 7 } });
+    const created = await t.request<{ widget_id: string }>('POST', '/widgets', {
+      key,
+      body: { client_id: clientId, label: 'doomed', units: 7 },
+    });
     expect(created.status).toBe(201);
     const id = created.body.widget_id;
     const usageBefore = await t.request<{ windows: { '24h': { reserved: number } } }>('GET', '/usage', { key });
@@ -508,7 +610,11 @@ describe('durable runner', () => {
     expect(provider.calls.get(`${run.id}:call`)).toBe(3);
 
     const seen = await t.request('GET', `/widgets/${id}`, { key });
-    expect(seen.body).toMatchObject({ status: 'failed', billing: 'released', error: 'call failed with an internal error' });
+    expect(seen.body).toMatchObject({
+      status: 'failed',
+      billing: 'released',
+      error: 'call failed with an internal error',
+    });
     expect(seen.text).not.toContain('provider answered');
     const usage = await t.request<{ windows: { '24h': { reserved: number; used: number } } }>('GET', '/usage', { key });
     expect(usage.body.windows['24h']).toMatchObject({ reserved: 0, used: 0 });

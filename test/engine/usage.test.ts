@@ -38,7 +38,9 @@ type Ledger = {
   /** Reserves in its own BEGIN IMMEDIATE transaction, with a pending run (as an operation would) unless `run` is false. */
   reserve(orgId: string, plan: Plan, units: number, opts?: { id?: string; run?: boolean }): Promise<string>;
   load(orgId: string, w: WindowName): Promise<number>;
-  rows(orgId: string): Promise<{ resource_id: string; state: string; units: number; settled_at: number | null; created_at: number }[]>;
+  rows(
+    orgId: string,
+  ): Promise<{ resource_id: string; state: string; units: number; settled_at: number | null; created_at: number }[]>;
 };
 
 describe('C. usage ledger (service)', () => {
@@ -62,12 +64,21 @@ describe('C. usage ledger (service)', () => {
       clock,
       usage,
       logs,
-      org: async (plan = 'starter') => (await createOrganisation(db, { name: 'o', plan, subscription: 'active' }, clock.now())).id,
+      org: async (plan = 'starter') =>
+        (await createOrganisation(db, { name: 'o', plan, subscription: 'active' }, clock.now())).id,
       async reserve(orgId, plan, units, opts = {}) {
         const id = opts.id ?? randomUUID();
         await immediate(db, async (trx) => {
-          await usage.reserve(trx, { orgId, plan, operation: 'content_job', units, resourceKind: 'widget', resourceId: id });
-          if (opts.run !== false) await insertRun(trx, { kind: 'widget', resourceId: id, orgId, maxAttempts: 3 }, clock.now());
+          await usage.reserve(trx, {
+            orgId,
+            plan,
+            operation: 'content_job',
+            units,
+            resourceKind: 'widget',
+            resourceId: id,
+          });
+          if (opts.run !== false)
+            await insertRun(trx, { kind: 'widget', resourceId: id, orgId, maxAttempts: 3 }, clock.now());
         });
         return id;
       },
@@ -83,7 +94,12 @@ describe('C. usage ledger (service)', () => {
         return Number(r.n);
       },
       rows: (orgId) =>
-        db.selectFrom('usage_ledger').select(['resource_id', 'state', 'units', 'settled_at', 'created_at']).where('org_id', '=', orgId).orderBy('created_at').execute(),
+        db
+          .selectFrom('usage_ledger')
+          .select(['resource_id', 'state', 'units', 'settled_at', 'created_at'])
+          .where('org_id', '=', orgId)
+          .orderBy('created_at')
+          .execute(),
     };
   });
   afterEach(async () => {
@@ -111,7 +127,10 @@ describe('C. usage ledger (service)', () => {
     expect(await L.load(orgId, '24h')).toBe(100);
     expect(await L.rows(orgId)).toHaveLength(100);
     // Nothing left for a single unit either, and the estimate agrees.
-    expect(await L.usage.estimate(L.db, orgId, 'starter', 1)).toMatchObject({ would_exceed: true, usage_impact: { included: false } });
+    expect(await L.usage.estimate(L.db, orgId, 'starter', 1)).toMatchObject({
+      would_exceed: true,
+      usage_impact: { included: false },
+    });
   });
 
   it('C.27 a request larger than the free part of the pool is refused whole, never partly reserved', async () => {
@@ -147,7 +166,10 @@ describe('C. usage ledger (service)', () => {
     expect(row).toMatchObject({ state: 'charged', units: 10, settled_at: settledAt });
     const view = await L.usage.view(L.db, orgId, 'starter');
     expect(view.windows['24h']).toMatchObject({ used: 10, reserved: 0 });
-    const skipped = L.logs.lines().map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'usage charge skipped: reservation is not reserved');
+    const skipped = L.logs
+      .lines()
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'usage charge skipped: reservation is not reserved');
     expect(skipped).toEqual([expect.objectContaining({ resourceKind: 'widget', resourceId: id })]);
   });
 
@@ -159,7 +181,10 @@ describe('C. usage ledger (service)', () => {
     expect(await L.usage.charge(L.db, 'widget', id)).toBe(false);
     expect((await L.rows(orgId))[0]).toMatchObject({ state: 'charged', units: 4 });
     expect(await L.load(orgId, '24h')).toBe(4);
-    const skipped = L.logs.lines().map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'usage charge skipped: reservation is not reserved');
+    const skipped = L.logs
+      .lines()
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'usage charge skipped: reservation is not reserved');
     expect(skipped).toHaveLength(2);
     expect(skipped.every((l) => l.resourceId === id)).toBe(true);
   });
@@ -197,7 +222,13 @@ describe('C. usage ledger (service)', () => {
     expect(await L.load(orgId, '7d')).toBe(400);
     const err = await L.reserve(orgId, 'starter', 1).catch((e: unknown) => e);
     const e = refusal(err);
-    expect(e.details).toMatchObject({ window: '7d', limit: 400, in_use: 400, requested: 1, recovers_at: iso(t0 + 7 * DAY) });
+    expect(e.details).toMatchObject({
+      window: '7d',
+      limit: 400,
+      in_use: 400,
+      requested: 1,
+      recovers_at: iso(t0 + 7 * DAY),
+    });
     expect(Number(e.headers['Retry-After'])).toBe(Math.ceil((t0 + 7 * DAY - L.clock.now()) / 1000));
     expect(await L.rows(orgId)).toHaveLength(4);
     expect(await L.db.selectFrom('runs').select('id').where('org_id', '=', orgId).execute()).toHaveLength(4);
@@ -236,7 +267,10 @@ describe('C. usage ledger (service)', () => {
     L.clock.set(t0 + 7 * DAY - 1_000);
     expect(await L.load(orgId, '24h')).toBe(0);
     expect(await L.load(orgId, '7d')).toBe(400);
-    expect(refusal(await L.reserve(orgId, 'starter', 1).catch((e: unknown) => e)).details).toMatchObject({ window: '7d', recovers_at: iso(t0 + 7 * DAY) });
+    expect(refusal(await L.reserve(orgId, 'starter', 1).catch((e: unknown) => e)).details).toMatchObject({
+      window: '7d',
+      recovers_at: iso(t0 + 7 * DAY),
+    });
     L.clock.set(t0 + 7 * DAY);
     expect((await L.usage.view(L.db, orgId, 'starter')).windows['7d']).toMatchObject({ reserved: 300 });
     expect(await L.usage.estimate(L.db, orgId, 'starter', 100)).toMatchObject({ would_exceed: false });
@@ -250,7 +284,11 @@ describe('C. usage ledger (service)', () => {
     const orgId = await L.org('starter');
     // As if the process died between reserve and run creation: a committed reservation without a run.
     const orphan = randomUUID();
-    await insertReservation(L.db, { orgId, operation: 'content_job', resourceKind: 'widget', resourceId: orphan, units: 40 }, L.clock.now());
+    await insertReservation(
+      L.db,
+      { orgId, operation: 'content_job', resourceKind: 'widget', resourceId: orphan, units: 40 },
+      L.clock.now(),
+    );
     // Neighbours the reconciler must leave alone (queued or paused work) or settle by their run's outcome.
     const queued = await L.reserve(orgId, 'starter', 5);
     const waiting = await L.reserve(orgId, 'starter', 5);
@@ -267,7 +305,13 @@ describe('C. usage ledger (service)', () => {
     expect({ charged: a.charged + b.charged, released: a.released + b.released }).toEqual({ charged: 1, released: 2 });
     expect(await L.usage.reconcile(L.db, GRACE)).toEqual({ charged: 0, released: 0 });
     const state = Object.fromEntries((await L.rows(orgId)).map((r) => [r.resource_id, r.state]));
-    expect(state).toEqual({ [orphan]: 'released', [queued]: 'reserved', [waiting]: 'reserved', [done]: 'charged', [failed]: 'released' });
+    expect(state).toEqual({
+      [orphan]: 'released',
+      [queued]: 'reserved',
+      [waiting]: 'reserved',
+      [done]: 'charged',
+      [failed]: 'released',
+    });
     expect(await L.load(orgId, '24h')).toBe(15);
   });
 
@@ -285,15 +329,30 @@ describe('C. usage ledger (service)', () => {
     const pick = <T>(xs: readonly T[]): T | undefined => xs[Math.floor(rand() * xs.length)];
     type Res = { id: string; orgId: string; units: number; orphan: boolean; settled: 'charged' | 'released' | null };
     const accepted: Res[] = [];
-    const stats = { accepted: 0, refused: 0, rolledBack: 0, charged: 0, released: 0, noops: 0, orphans: 0, reconciled: 0 };
+    const stats = {
+      accepted: 0,
+      refused: 0,
+      rolledBack: 0,
+      charged: 0,
+      released: 0,
+      noops: 0,
+      orphans: 0,
+      reconciled: 0,
+    };
     class HandlerFailure extends Error {}
 
     const settle = async (r: Res, to: 'charged' | 'released') => {
       // A completion (or failure) event: run state and ledger move in one transaction, as the runner does.
       await immediate(L.db, async (trx) => {
-        const moved = await trx.updateTable('runs').set({ state: to === 'charged' ? 'done' : 'failed' }).where('resource_id', '=', r.id).where('state', '=', 'pending').executeTakeFirst();
+        const moved = await trx
+          .updateTable('runs')
+          .set({ state: to === 'charged' ? 'done' : 'failed' })
+          .where('resource_id', '=', r.id)
+          .where('state', '=', 'pending')
+          .executeTakeFirst();
         const first = Number(moved.numUpdatedRows) === 1;
-        const ok = to === 'charged' ? await L.usage.charge(trx, 'widget', r.id) : await L.usage.release(trx, 'widget', r.id);
+        const ok =
+          to === 'charged' ? await L.usage.charge(trx, 'widget', r.id) : await L.usage.release(trx, 'widget', r.id);
         // The ledger moves exactly when the run moves: a duplicate event is a no-op.
         expect(ok).toBe(first);
         if (ok) {
@@ -313,9 +372,17 @@ describe('C. usage ledger (service)', () => {
         const orphan = !failAfter && rand() < 0.05;
         try {
           await immediate(L.db, async (trx) => {
-            await L.usage.reserve(trx, { orgId: org.id, plan: org.plan, operation: 'content_job', units, resourceKind: 'widget', resourceId: id });
+            await L.usage.reserve(trx, {
+              orgId: org.id,
+              plan: org.plan,
+              operation: 'content_job',
+              units,
+              resourceKind: 'widget',
+              resourceId: id,
+            });
             if (failAfter) throw new HandlerFailure();
-            if (!orphan) await insertRun(trx, { kind: 'widget', resourceId: id, orgId: org.id, maxAttempts: 3 }, L.clock.now());
+            if (!orphan)
+              await insertRun(trx, { kind: 'widget', resourceId: id, orgId: org.id, maxAttempts: 3 }, L.clock.now());
           });
           accepted.push({ id, orgId: org.id, units, orphan, settled: null });
           stats.accepted++;
@@ -338,7 +405,8 @@ describe('C. usage ledger (service)', () => {
       } else if (roll < 0.8) {
         const r = pick(accepted.filter((x) => x.settled !== null));
         if (r) {
-          const ok = rand() < 0.5 ? await L.usage.charge(L.db, 'widget', r.id) : await L.usage.release(L.db, 'widget', r.id);
+          const ok =
+            rand() < 0.5 ? await L.usage.charge(L.db, 'widget', r.id) : await L.usage.release(L.db, 'widget', r.id);
           expect(ok).toBe(false);
           stats.noops++;
         }
@@ -397,7 +465,9 @@ describe('C. usage ledger (service)', () => {
     // Every reservation is terminal or belongs to a run that is still pending or waiting.
     const open = await L.db
       .selectFrom('usage_ledger as l')
-      .leftJoin('runs as r', (j) => j.onRef('r.kind', '=', 'l.resource_kind').onRef('r.resource_id', '=', 'l.resource_id'))
+      .leftJoin('runs as r', (j) =>
+        j.onRef('r.kind', '=', 'l.resource_kind').onRef('r.resource_id', '=', 'l.resource_id'),
+      )
       .select(['l.resource_id', 'r.state as run_state'])
       .where('l.state', '=', 'reserved')
       .execute();
@@ -417,7 +487,12 @@ describe('C. usage ledger over REST', () => {
   let provider: BillableProvider;
   type Widget = { widget_id: string; status: string; billing: string };
   type ErrorBody = { error: { code: string; details?: Record<string, unknown> } };
-  type Usage = { windows: Record<WindowName, { limit: number; used: number; reserved: number; remaining_percent: number; recovers_at: string | null }> };
+  type Usage = {
+    windows: Record<
+      WindowName,
+      { limit: number; used: number; reserved: number; remaining_percent: number; recovers_at: string | null }
+    >;
+  };
 
   beforeAll(async () => {
     provider = await startBillableProvider();
@@ -432,7 +507,8 @@ describe('C. usage ledger over REST', () => {
     await provider.close();
   });
 
-  const create = (key: string, body: Record<string, unknown>) => t.request<Widget & ErrorBody>('POST', '/widgets', { key, body });
+  const create = (key: string, body: Record<string, unknown>) =>
+    t.request<Widget & ErrorBody>('POST', '/widgets', { key, body });
   const usage = async (key: string) => (await t.request<Usage>('GET', '/usage', { key })).body;
   const ledger = (orgId: string) => t.db.selectFrom('usage_ledger').selectAll().where('org_id', '=', orgId).execute();
 
@@ -442,13 +518,21 @@ describe('C. usage ledger over REST', () => {
     try {
       const { orgId, clientId, key } = await app.tenant('agency');
       const answers = await Promise.all(
-        Array.from({ length: 101 }, (_, i) => app.request<Widget & ErrorBody>('POST', '/widgets', { key, body: { client_id: clientId, label: `c27-${i}`, units: 15 } })),
+        Array.from({ length: 101 }, (_, i) =>
+          app.request<Widget & ErrorBody>('POST', '/widgets', {
+            key,
+            body: { client_id: clientId, label: `c27-${i}`, units: 15 },
+          }),
+        ),
       );
       const statuses = answers.map((a) => a.status);
       expect(statuses.filter((s) => s === 201)).toHaveLength(100);
       const refused = answers.filter((a) => a.status === 429);
       expect(refused).toHaveLength(1);
-      expect(refused[0]!.body.error).toMatchObject({ code: 'usage_limit_reached', details: { window: '24h', limit: 1_500, in_use: 1_500, requested: 15 } });
+      expect(refused[0]!.body.error).toMatchObject({
+        code: 'usage_limit_reached',
+        details: { window: '24h', limit: 1_500, in_use: 1_500, requested: 15 },
+      });
       const rows = await app.db.selectFrom('usage_ledger').selectAll().where('org_id', '=', orgId).execute();
       expect(rows).toHaveLength(100);
       expect(rows.reduce((a, r) => a + r.units, 0)).toBe(1_500);
@@ -485,7 +569,11 @@ describe('C. usage ledger over REST', () => {
     const r = await create(key, { client_id: clientId, label: 'flaky', units: 12 });
     expect(r.status).toBe(201);
     await t.engine.runner.runUntilIdle();
-    const mid = await t.db.selectFrom('runs').selectAll().where('resource_id', '=', r.body.widget_id).executeTakeFirstOrThrow();
+    const mid = await t.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('resource_id', '=', r.body.widget_id)
+      .executeTakeFirstOrThrow();
     expect(mid).toMatchObject({ state: 'pending', attempts: 1 });
     expect((await usage(key)).windows['24h'].reserved).toBe(12);
     t.clock.advance(1_000);
@@ -504,14 +592,34 @@ describe('C. usage ledger over REST', () => {
     const { orgId, clientId, key } = await t.tenant('starter');
     const r = await create(key, { client_id: clientId, label: 'twice', units: 8 });
     await t.engine.runner.runUntilIdle();
-    const run = await t.db.selectFrom('runs').selectAll().where('resource_id', '=', r.body.widget_id).executeTakeFirstOrThrow();
+    const run = await t.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('resource_id', '=', r.body.widget_id)
+      .executeTakeFirstOrThrow();
     expect(run.state).toBe('done');
     const pipeline = widgetPipeline(t.engine, () => provider.url);
-    await immediate(t.db, (trx) => pipeline.onComplete({ trx, runId: run.id, resourceId: run.resource_id, orgId, checkpoint: {}, now: t.clock.now() }));
+    await immediate(t.db, (trx) =>
+      pipeline.onComplete({
+        trx,
+        runId: run.id,
+        resourceId: run.resource_id,
+        orgId,
+        checkpoint: {},
+        now: t.clock.now(),
+      }),
+    );
     expect((await usage(key)).windows['24h']).toMatchObject({ used: 8, reserved: 0 });
-    expect(t.logs!.lines().filter((l) => l.includes('usage charge skipped') && l.includes(r.body.widget_id))).toHaveLength(1);
+    expect(
+      t.logs!.lines().filter((l) => l.includes('usage charge skipped') && l.includes(r.body.widget_id)),
+    ).toHaveLength(1);
     // A late failure event for the finished run changes nothing either.
-    await immediate(t.db, (trx) => pipeline.onFail({ trx, runId: run.id, resourceId: run.resource_id, orgId, checkpoint: {}, now: t.clock.now() }, 'late'));
+    await immediate(t.db, (trx) =>
+      pipeline.onFail(
+        { trx, runId: run.id, resourceId: run.resource_id, orgId, checkpoint: {}, now: t.clock.now() },
+        'late',
+      ),
+    );
     expect((await ledger(orgId)).map((x) => x.state)).toEqual(['charged']);
   });
 
@@ -529,7 +637,10 @@ describe('C. usage ledger over REST', () => {
     expect(u.windows['7d']).toMatchObject({ used: 400, remaining_percent: 0, recovers_at: iso(t0 + 7 * DAY) });
     const refused = await create(key, { client_id: clientId, label: 'one more' });
     expect(refused.status).toBe(429);
-    expect(refused.body.error).toMatchObject({ code: 'usage_limit_reached', details: { window: '7d', recovers_at: iso(t0 + 7 * DAY) } });
+    expect(refused.body.error).toMatchObject({
+      code: 'usage_limit_reached',
+      details: { window: '7d', recovers_at: iso(t0 + 7 * DAY) },
+    });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await ledger(orgId)).toHaveLength(4);
     expect(await t.db.selectFrom('runs').select('id').where('org_id', '=', orgId).execute()).toHaveLength(4);
@@ -539,15 +650,29 @@ describe('C. usage ledger over REST', () => {
     const first = await startTestApp();
     const { orgId } = await first.tenant('starter');
     const orphan = randomUUID();
-    await insertReservation(first.db, { orgId, operation: 'content_job', resourceKind: 'widget', resourceId: orphan, units: 50 }, first.clock.now());
+    await insertReservation(
+      first.db,
+      { orgId, operation: 'content_job', resourceKind: 'widget', resourceId: orphan, units: 50 },
+      first.clock.now(),
+    );
     await first.stop();
     // Default lease 30 s: the sweeper's grace is max(2 × lease, 60 s).
-    const second = await startTestApp({ dbPath: first.dbPath, clock: createFakeClock(first.clock.now() + GRACE + 1), background: true });
+    const second = await startTestApp({
+      dbPath: first.dbPath,
+      clock: createFakeClock(first.clock.now() + GRACE + 1),
+      background: true,
+    });
     try {
-      const row = await second.db.selectFrom('usage_ledger').selectAll().where('resource_id', '=', orphan).executeTakeFirstOrThrow();
+      const row = await second.db
+        .selectFrom('usage_ledger')
+        .selectAll()
+        .where('resource_id', '=', orphan)
+        .executeTakeFirstOrThrow();
       expect(row).toMatchObject({ state: 'released', settled_at: second.clock.now() });
       expect(await second.engine.usage.reconcile(second.db, GRACE)).toEqual({ charged: 0, released: 0 });
-      expect(second.logs!.lines().filter((l) => l.includes('usage reconciler settled stale reservations'))).toHaveLength(1);
+      expect(
+        second.logs!.lines().filter((l) => l.includes('usage reconciler settled stale reservations')),
+      ).toHaveLength(1);
     } finally {
       await second.close();
       first.cleanup();

@@ -47,7 +47,12 @@ export async function startTestApp(options: TestAppOptions = {}) {
   const dbPath = options.dbPath ?? tmp!.dbPath;
   const clock = options.clock ?? createFakeClock();
   const logs = options.logger ? null : captureLogger('info');
-  const config = loadConfig({ AGENT_API_DB: dbPath, AGENT_API_LOG_LEVEL: 'info', AGENT_API_RETRY_BASE_MS: '1000', ...options.env });
+  const config = loadConfig({
+    AGENT_API_DB: dbPath,
+    AGENT_API_LOG_LEVEL: 'info',
+    AGENT_API_RETRY_BASE_MS: '1000',
+    ...options.env,
+  });
   const app: App = await createApp({
     config,
     clock,
@@ -77,8 +82,21 @@ export async function startTestApp(options: TestAppOptions = {}) {
     return { orgId: o.id, clientId: c.id, key: k.apiKey, keyId: k.keyId };
   }
 
-  async function request<T = Record<string, unknown>>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<T>> {
-    const target = new URL(path.startsWith('/') && !path.startsWith('/api') && !path.startsWith('/mcp') && !path.startsWith('/healthz') && !path.startsWith('/openapi') ? `/api/agent/v1${path}` : path, url);
+  async function request<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    opts: RequestOptions = {},
+  ): Promise<TestResponse<T>> {
+    const target = new URL(
+      path.startsWith('/') &&
+        !path.startsWith('/api') &&
+        !path.startsWith('/mcp') &&
+        !path.startsWith('/healthz') &&
+        !path.startsWith('/openapi')
+        ? `/api/agent/v1${path}`
+        : path,
+      url,
+    );
     for (const [k, v] of Object.entries(opts.query ?? {})) target.searchParams.set(k, String(v));
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;

@@ -44,7 +44,8 @@ export async function startBillableProvider() {
     calls,
     /** Distinct billable executions. */
     runs: () => runs,
-    callsFor: (prefix: string) => [...calls.entries()].filter(([k]) => k.startsWith(prefix)).reduce((a, [, n]) => a + n, 0),
+    callsFor: (prefix: string) =>
+      [...calls.entries()].filter(([k]) => k.startsWith(prefix)).reduce((a, [, n]) => a + n, 0),
     failNext: (n: number) => void (failNext = n),
     setDelay: (ms: number) => void (delayMs = ms),
     /** Hold answers until release() (to crash a server while a call is in flight). */

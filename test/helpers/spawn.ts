@@ -14,7 +14,10 @@ export interface SpawnedServer {
 
 function waitForUrl(child: ChildProcess, lines: string[], timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms:\n${lines.join('')}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start in ${timeoutMs} ms:\n${lines.join('')}`)),
+      timeoutMs,
+    );
     child.stderr!.on('data', (d: Buffer) => {
       lines.push(String(d));
       const m = /serving REST at (http:\/\/[^\s/]+)/.exec(lines.join(''));
@@ -39,10 +42,19 @@ function exited(child: ChildProcess): Promise<number | null> {
  * A real server process: `agent-api serve` by default, or a test entry script (run through tsx) that serves extra
  * operations. Port 0; the URL is read from the start-up line on stderr.
  */
-export async function spawnServer(env: Record<string, string>, options: { script?: string; timeoutMs?: number } = {}): Promise<SpawnedServer> {
+export async function spawnServer(
+  env: Record<string, string>,
+  options: { script?: string; timeoutMs?: number } = {},
+): Promise<SpawnedServer> {
   const args = options.script ? ['--import', 'tsx', options.script] : [BIN, 'serve', '--port', '0'];
   const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AGENT_API_LOG_LEVEL: 'info', AGENT_API_PORT: '0', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      AGENT_API_LOG_LEVEL: 'info',
+      AGENT_API_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
   });

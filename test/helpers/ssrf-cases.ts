@@ -19,7 +19,12 @@ const blocked = (id: string, urls: string[]): SsrfUrlCase[] => urls.map((url) =>
 /** Cases decided from the URL alone (E.43–E.52, E.58, E.59): refused with no DNS query and no connection. */
 export function ssrfUrlCases(port: number): SsrfUrlCase[] {
   return [
-    ...blocked('E.43', [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`, 'http://LOCALHOST./', `http://LOCALHOST.:${port}/`]),
+    ...blocked('E.43', [
+      `http://127.0.0.1:${port}/`,
+      `http://localhost:${port}/`,
+      'http://LOCALHOST./',
+      `http://LOCALHOST.:${port}/`,
+    ]),
     ...blocked('E.44', [
       'http://2130706433/',
       'http://0x7f000001/',
@@ -91,7 +96,12 @@ export function ssrfUrlCases(port: number): SsrfUrlCase[] {
       'http://a:b@example.com/',
       `http://example.com@127.0.0.1:${port}/`,
     ]),
-    ...blocked('E.52', ['http://ⓛocalhost/', 'http://１２７.０.０.１/', `http://ⓛocalhost:${port}/`, `http://１２７.０.０.１:${port}/`]),
+    ...blocked('E.52', [
+      'http://ⓛocalhost/',
+      'http://１２７.０.０.１/',
+      `http://ⓛocalhost:${port}/`,
+      `http://１２７.０.０.１:${port}/`,
+    ]),
     ...ssrfSchemeCases(port),
     ...blocked('E.59', [
       'http://example.com:22/',
@@ -148,7 +158,11 @@ export const SSRF_DNS_CASES: readonly SsrfDnsCase[] = [
 ];
 
 export interface StubLookup {
-  (hostname: string, options: { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void): void;
+  (
+    hostname: string,
+    options: { all: true },
+    callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+  ): void;
   /** Host names asked, in order. */
   readonly calls: string[];
 }
@@ -160,7 +174,11 @@ export interface StubLookup {
 export function stubLookup(table: Record<string, LookupAddress[] | LookupAddress[][]>): StubLookup {
   const calls: string[] = [];
   const asked = new Map<string, number>();
-  const fn = (hostname: string, _options: { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => {
+  const fn = (
+    hostname: string,
+    _options: { all: true },
+    callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+  ) => {
     calls.push(hostname);
     const n = asked.get(hostname) ?? 0;
     asked.set(hostname, n + 1);

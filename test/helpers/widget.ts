@@ -37,19 +37,58 @@ async function widgetView(db: Db, orgId: string, id: string): Promise<z.infer<ty
   if (!run || run.org_id !== orgId) throw new ApiError('not_found', 'No such widget.');
   const checkpoint = JSON.parse(run.checkpoint) as Record<string, unknown>;
   const ledger = await getReservation(db, 'widget', id);
-  const status = run.state === 'done' ? 'complete' : run.state === 'failed' ? 'failed' : run.state === 'waiting' ? 'waiting' : run.lease_owner ? 'running' : 'queued';
-  return { widget_id: id, status, result: checkpoint.call ?? null, error: run.state === 'failed' ? run.last_error : null, billing: ledger?.state ?? 'none', created_at: iso(run.created_at) };
+  const status =
+    run.state === 'done'
+      ? 'complete'
+      : run.state === 'failed'
+        ? 'failed'
+        : run.state === 'waiting'
+          ? 'waiting'
+          : run.lease_owner
+            ? 'running'
+            : 'queued';
+  return {
+    widget_id: id,
+    status,
+    result: checkpoint.call ?? null,
+    error: run.state === 'failed' ? run.last_error : null,
+    billing: ledger?.state ?? 'none',
+    created_at: iso(run.created_at),
+  };
 }
 
 async function createWidget(ctx: OperationContext, input: z.output<typeof WidgetInput>) {
   const client = await getOwnedClient(ctx.db, ctx.principal.orgId, input.client_id);
   if (!client) throw new ApiError('not_found', 'No such client.');
   const id = randomUUID();
-  await ctx.engine.usage.reserve(ctx.db, { orgId: ctx.principal.orgId, plan: ctx.principal.plan, operation: 'content_job', units: input.units, resourceKind: 'widget', resourceId: id });
-  const run = await insertRun(ctx.db, { kind: 'widget', resourceId: id, orgId: ctx.principal.orgId, maxAttempts: ctx.engine.settings.maxAttempts }, ctx.engine.clock.now());
-  await ctx.db.updateTable('runs').set({ checkpoint: JSON.stringify({ input: { label: input.label, fail: input.fail ?? null } }) }).where('id', '=', run.id).execute();
+  await ctx.engine.usage.reserve(ctx.db, {
+    orgId: ctx.principal.orgId,
+    plan: ctx.principal.plan,
+    operation: 'content_job',
+    units: input.units,
+    resourceKind: 'widget',
+    resourceId: id,
+  });
+  const run = await insertRun(
+    ctx.db,
+    { kind: 'widget', resourceId: id, orgId: ctx.principal.orgId, maxAttempts: ctx.engine.settings.maxAttempts },
+    ctx.engine.clock.now(),
+  );
+  await ctx.db
+    .updateTable('runs')
+    .set({ checkpoint: JSON.stringify({ input: { label: input.label, fail: input.fail ?? null } }) })
+    .where('id', '=', run.id)
+    .execute();
   ctx.afterCommit(() => ctx.engine.runner.notify());
-  return { widget_id: id, status: 'queued' as const, label: input.label, result: null, error: null, billing: 'reserved' as const, created_at: iso(run.created_at) };
+  return {
+    widget_id: id,
+    status: 'queued' as const,
+    label: input.label,
+    result: null,
+    error: null,
+    billing: 'reserved' as const,
+    created_at: iso(run.created_at),
+  };
 }
 
 const annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };
@@ -57,25 +96,55 @@ const annotations = { readOnlyHint: false, destructiveHint: false, idempotentHin
 export function widgetOperations(): AnyOperation[] {
   return [
     defineOperation({
-      name: 'create_widget', title: 'Create widget', description: 'Test-only paid operation (optional idempotency key).',
-      family: 'copywriter', http: { method: 'POST', path: '/widgets', status: 201, replayStatus: 200 },
-      scope: 'copywriter:run', subscription: 'plan_required', idempotency: 'optional',
-      input: WidgetInput, output: WidgetView, errors: ['invalid_input', 'plan_required', 'usage_limit_reached', 'idempotency_key_reused'], annotations,
+      name: 'create_widget',
+      title: 'Create widget',
+      description: 'Test-only paid operation (optional idempotency key).',
+      family: 'copywriter',
+      http: { method: 'POST', path: '/widgets', status: 201, replayStatus: 200 },
+      scope: 'copywriter:run',
+      subscription: 'plan_required',
+      idempotency: 'optional',
+      input: WidgetInput,
+      output: WidgetView,
+      errors: ['invalid_input', 'plan_required', 'usage_limit_reached', 'idempotency_key_reused'],
+      annotations,
       handler: createWidget,
-      replay: (ctx, stored) => widgetView(ctx.db, ctx.principal.orgId, (stored.body as { widget_id: string }).widget_id),
+      replay: (ctx, stored) =>
+        widgetView(ctx.db, ctx.principal.orgId, (stored.body as { widget_id: string }).widget_id),
     }),
     defineOperation({
-      name: 'start_widget', title: 'Start widget', description: 'Test-only paid operation (idempotency key required).',
-      family: 'optimize', http: { method: 'POST', path: '/widgets/strict', status: 202 },
-      scope: 'optimize:run', subscription: 'plan_required', idempotency: 'required',
-      input: WidgetInput, output: WidgetView, errors: ['validation_error', 'idempotency_key_required', 'plan_required', 'usage_limit_reached', 'idempotency_key_reused'], annotations,
+      name: 'start_widget',
+      title: 'Start widget',
+      description: 'Test-only paid operation (idempotency key required).',
+      family: 'optimize',
+      http: { method: 'POST', path: '/widgets/strict', status: 202 },
+      scope: 'optimize:run',
+      subscription: 'plan_required',
+      idempotency: 'required',
+      input: WidgetInput,
+      output: WidgetView,
+      errors: [
+        'validation_error',
+        'idempotency_key_required',
+        'plan_required',
+        'usage_limit_reached',
+        'idempotency_key_reused',
+      ],
+      annotations,
       handler: createWidget,
     }),
     defineOperation({
-      name: 'get_widget', title: 'Get widget', description: 'Test-only read.',
-      family: 'copywriter', http: { method: 'GET', path: '/widgets/:widget_id', status: 200 },
-      scope: 'copywriter:read', subscription: null, idempotency: 'none',
-      input: z.strictObject({ widget_id: z.string() }), output: WidgetView, errors: [],
+      name: 'get_widget',
+      title: 'Get widget',
+      description: 'Test-only read.',
+      family: 'copywriter',
+      http: { method: 'GET', path: '/widgets/:widget_id', status: 200 },
+      scope: 'copywriter:read',
+      subscription: null,
+      idempotency: 'none',
+      input: z.strictObject({ widget_id: z.string() }),
+      output: WidgetView,
+      errors: [],
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       handler: (ctx, input) => widgetView(ctx.db, ctx.principal.orgId, input.widget_id),
     }),

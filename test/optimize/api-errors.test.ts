@@ -37,7 +37,11 @@ afterAll(async () => {
   await w?.close();
 });
 
-const body = (extra: Record<string, unknown> = {}) => ({ url: w.web.url('/target/thorough'), keyword: KEYWORD, ...extra });
+const body = (extra: Record<string, unknown> = {}) => ({
+  url: w.web.url('/target/thorough'),
+  keyword: KEYWORD,
+  ...extra,
+});
 
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown> };
 
@@ -83,13 +87,27 @@ describe('start_optimization: POST /optimize', () => {
     expect('result' in o).toBe(false);
     const f = await footprint(w.t, orgId);
     expect(f).toMatchObject({ optimizations: 1, reservations: 1, runs: 1, keys: 1 });
-    expect(f.ledger[0]).toMatchObject({ resource_kind: 'optimization', resource_id: o.optimization_id, units: 4, state: 'reserved', operation: 'optimize_page' });
+    expect(f.ledger[0]).toMatchObject({
+      resource_kind: 'optimization',
+      resource_id: o.optimization_id,
+      units: 4,
+      state: 'reserved',
+      operation: 'optimize_page',
+    });
 
     const m = await tool(key, 'start_optimization', { ...body({ language: 'en-GB' }), idempotency_key: idem() });
     expect(m.isError).toBeFalsy();
     const mo = structured<Optimization>(m);
     expect(mo.optimization_id).toMatch(OPT_ID);
-    expect(mo).toMatchObject({ status: 'queued', language: 'en-GB', client_id: null, started_at: null, completed_at: null, error: null, billing_status: 'reserved' });
+    expect(mo).toMatchObject({
+      status: 'queued',
+      language: 'en-GB',
+      client_id: null,
+      started_at: null,
+      completed_at: null,
+      error: null,
+      billing_status: 'reserved',
+    });
     await drain(w.t);
   });
 
@@ -110,8 +128,16 @@ describe('start_optimization: POST /optimize', () => {
     ['a relative url', { url: '/emergency-plumbing/', keyword: KEYWORD }, 'url'],
     ['a url of another scheme', { url: 'ftp://example.com/page', keyword: KEYWORD }, 'url'],
     ['a url that is not a string', { url: 42, keyword: KEYWORD }, 'url'],
-    ['a language over 10 characters', { url: 'https://example.com/', keyword: KEYWORD, language: 'en-US-posix' }, 'language'],
-    ['a client_id that is not a UUID', { url: 'https://example.com/', keyword: KEYWORD, client_id: 'client-1' }, 'client_id'],
+    [
+      'a language over 10 characters',
+      { url: 'https://example.com/', keyword: KEYWORD, language: 'en-US-posix' },
+      'language',
+    ],
+    [
+      'a client_id that is not a UUID',
+      { url: 'https://example.com/', keyword: KEYWORD, client_id: 'client-1' },
+      'client_id',
+    ],
   ];
   for (const [what, input, field] of invalid) {
     it(`answers 400 validation_error naming ${field} for ${what}, over REST and MCP, before anything exists`, async () => {
@@ -135,7 +161,12 @@ describe('start_optimization: POST /optimize', () => {
     expect(r.body.error.details!.fields).toEqual([{ path: 'priority', message: 'Unknown field.' }]);
     const c = await mcpClient(w.t, key);
     try {
-      await expect(c.client.callTool({ name: 'start_optimization', arguments: { ...body({ priority: 'high' }), idempotency_key: idem() } })).rejects.toMatchObject({ code: -32602 });
+      await expect(
+        c.client.callTool({
+          name: 'start_optimization',
+          arguments: { ...body({ priority: 'high' }), idempotency_key: idem() },
+        }),
+      ).rejects.toMatchObject({ code: -32602 });
     } finally {
       await c.close();
     }
@@ -145,11 +176,19 @@ describe('start_optimization: POST /optimize', () => {
   it('answers 400 validation_error for a body that is not a JSON object', async () => {
     const { key } = await w.t.tenant('agency');
     for (const rawBody of ['{"url": ', '[1,2]', '"text"']) {
-      const r = await call<ErrorBody>(w.t, 'POST', '/optimize', { key, rawBody, headers: { 'content-type': 'application/json', 'idempotency-key': idem() } });
+      const r = await call<ErrorBody>(w.t, 'POST', '/optimize', {
+        key,
+        rawBody,
+        headers: { 'content-type': 'application/json', 'idempotency-key': idem() },
+      });
       expect(r.status, rawBody).toBe(400);
       expect(r.body.error.code).toBe('validation_error');
     }
-    const form = await call<ErrorBody>(w.t, 'POST', '/optimize', { key, rawBody: 'url=x', headers: { 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': idem() } });
+    const form = await call<ErrorBody>(w.t, 'POST', '/optimize', {
+      key,
+      rawBody: 'url=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': idem() },
+    });
     expect(form.status).toBe(400);
     expect(form.body.error.code).toBe('validation_error');
   });
@@ -210,7 +249,11 @@ describe('start_optimization: POST /optimize', () => {
     const { orgId, key } = await w.t.tenant('agency');
     const existing = await started(w.t, key, body());
     await drain(w.t);
-    await w.t.db.updateTable('organisations').set({ subscription_status: 'inactive' }).where('id', '=', orgId).execute();
+    await w.t.db
+      .updateTable('organisations')
+      .set({ subscription_status: 'inactive' })
+      .where('id', '=', orgId)
+      .execute();
     const before = await footprint(w.t, orgId);
     const r = await postOptimize(w.t, key, body(), idem());
     expect(r.status).toBe(403);
@@ -224,7 +267,12 @@ describe('start_optimization: POST /optimize', () => {
     expect(list.body.data.map((o) => o.optimization_id)).toEqual([existing.optimization_id]);
     const viaMcp = await tool(key, 'get_optimization', { optimization_id: existing.optimization_id });
     expect(viaMcp.isError).toBeFalsy();
-    expect(await footprint(w.t, orgId)).toMatchObject({ optimizations: before.optimizations, reservations: before.reservations, runs: before.runs, keys: before.keys });
+    expect(await footprint(w.t, orgId)).toMatchObject({
+      optimizations: before.optimizations,
+      reservations: before.reservations,
+      runs: before.runs,
+      keys: before.keys,
+    });
   });
 
   it('A.7 answers 404 for a client_id of another organisation: nothing reserved, created or stored under the key', async () => {
@@ -237,7 +285,10 @@ describe('start_optimization: POST /optimize', () => {
     const missing = await postOptimize(w.t, a.key, body({ client_id: '6f1c2a8e-3b1d-4c55-9a7e-2f0d9c1b5e44' }), idem());
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual(r.body);
-    expectSameError(await tool(a.key, 'start_optimization', { ...body({ client_id: b.clientId }), idempotency_key: idem() }), r);
+    expectSameError(
+      await tool(a.key, 'start_optimization', { ...body({ client_id: b.clientId }), idempotency_key: idem() }),
+      r,
+    );
     expect(await footprint(w.t, a.orgId)).toMatchObject({ optimizations: 0, reservations: 0, runs: 0, keys: 0 });
     expect(await footprint(w.t, b.orgId)).toMatchObject({ optimizations: 0, reservations: 0, runs: 0, keys: 0 });
     // The refused attempt stored nothing: the same key with the caller's own client is a fresh request.
@@ -279,7 +330,12 @@ describe('start_optimization: POST /optimize', () => {
     expect(r.body.error.code).toBe('idempotency_key_reused');
     expectSameError(await tool(key, 'start_optimization', { ...body({ language: 'de' }), idempotency_key: k }), r);
     const after = await footprint(w.t, orgId);
-    expect(after).toMatchObject({ optimizations: before.optimizations, reservations: before.reservations, runs: before.runs, keys: before.keys });
+    expect(after).toMatchObject({
+      optimizations: before.optimizations,
+      reservations: before.reservations,
+      runs: before.runs,
+      keys: before.keys,
+    });
     expect(after.rows.map((o) => o.id)).toEqual([first.optimization_id]);
     await drain(w.t);
   });
@@ -332,10 +388,30 @@ describe('reads: limits and query validation', () => {
       [() => listOptimizations(w.t, key, { offset: -1 }), 'list_optimizations', { offset: -1 }, 'offset'],
       [() => listOptimizations(w.t, key, { status: 'done' }), 'list_optimizations', { status: 'done' }, 'status'],
       [() => listOptimizations(w.t, key, { client_id: 'x' }), 'list_optimizations', { client_id: 'x' }, 'client_id'],
-      [() => getOptimization(w.t, key, o.optimization_id, { view: 'everything' }), 'get_optimization', { optimization_id: o.optimization_id, view: 'everything' }, 'view'],
-      [() => getOptimization(w.t, key, o.optimization_id, { wait_seconds: 31 }), 'get_optimization', { optimization_id: o.optimization_id, wait_seconds: 31 }, 'wait_seconds'],
-      [() => getOptimization(w.t, key, o.optimization_id, { wait_seconds: -1 }), 'get_optimization', { optimization_id: o.optimization_id, wait_seconds: -1 }, 'wait_seconds'],
-      [() => getOptimization(w.t, key, o.optimization_id, { wait_seconds: 'soon' }), 'get_optimization', { optimization_id: o.optimization_id, wait_seconds: 'soon' }, 'wait_seconds'],
+      [
+        () => getOptimization(w.t, key, o.optimization_id, { view: 'everything' }),
+        'get_optimization',
+        { optimization_id: o.optimization_id, view: 'everything' },
+        'view',
+      ],
+      [
+        () => getOptimization(w.t, key, o.optimization_id, { wait_seconds: 31 }),
+        'get_optimization',
+        { optimization_id: o.optimization_id, wait_seconds: 31 },
+        'wait_seconds',
+      ],
+      [
+        () => getOptimization(w.t, key, o.optimization_id, { wait_seconds: -1 }),
+        'get_optimization',
+        { optimization_id: o.optimization_id, wait_seconds: -1 },
+        'wait_seconds',
+      ],
+      [
+        () => getOptimization(w.t, key, o.optimization_id, { wait_seconds: 'soon' }),
+        'get_optimization',
+        { optimization_id: o.optimization_id, wait_seconds: 'soon' },
+        'wait_seconds',
+      ],
     ];
     for (const [rest, name, args, field] of bad) {
       const r = await rest();
@@ -349,7 +425,9 @@ describe('reads: limits and query validation', () => {
     expect(unknownQuery.body.error.code).toBe('validation_error');
     const c = await mcpClient(w.t, key);
     try {
-      await expect(c.client.callTool({ name: 'list_optimizations', arguments: { sort: 'oldest' } })).rejects.toMatchObject({ code: -32602 });
+      await expect(
+        c.client.callTool({ name: 'list_optimizations', arguments: { sort: 'oldest' } }),
+      ).rejects.toMatchObject({ code: -32602 });
     } finally {
       await c.close();
     }

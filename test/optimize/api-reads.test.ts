@@ -22,7 +22,20 @@ import { KEYWORD } from './helpers/web.ts';
  * `wait_seconds` long-polling; progress notifications of start_optimization over MCP.
  */
 
-const BASE_FIELDS = ['billing_status', 'client_id', 'completed_at', 'created_at', 'error', 'keyword', 'language', 'optimization_id', 'stage', 'started_at', 'status', 'url'];
+const BASE_FIELDS = [
+  'billing_status',
+  'client_id',
+  'completed_at',
+  'created_at',
+  'error',
+  'keyword',
+  'language',
+  'optimization_id',
+  'stage',
+  'started_at',
+  'status',
+  'url',
+];
 
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown> };
 
@@ -45,11 +58,19 @@ describe('list and views', () => {
     const tenant = await w.t.tenant('agency');
     key = tenant.key;
     clientId = tenant.clientId;
-    o1 = await started(w.t, key, { url: w.web.url('/target/thorough'), keyword: 'Emergency Plumber', client_id: clientId });
+    o1 = await started(w.t, key, {
+      url: w.web.url('/target/thorough'),
+      keyword: 'Emergency Plumber',
+      client_id: clientId,
+    });
     w.t.clock.advance(1_000);
     o2 = await started(w.t, key, { url: w.web.url('/target/thin'), keyword: 'water heater repair' });
     w.t.clock.advance(1_000);
-    o3 = await started(w.t, key, { url: w.web.url('/target/missing'), keyword: 'emergency plumber cost', client_id: clientId });
+    o3 = await started(w.t, key, {
+      url: w.web.url('/target/missing'),
+      keyword: 'emergency plumber cost',
+      client_id: clientId,
+    });
     // Another organisation's run never shows up.
     const other = await w.t.tenant('agency');
     await started(w.t, other.key, { url: w.web.url('/target/thin'), keyword: KEYWORD });
@@ -59,7 +80,11 @@ describe('list and views', () => {
   it('lists newest first, 20 per page by default, as summaries without full results', async () => {
     const r = await listOptimizations(w.t, key);
     expect(r.status).toBe(200);
-    expect(r.body.data.map((o) => o.optimization_id)).toEqual([o3.optimization_id, o2.optimization_id, o1.optimization_id]);
+    expect(r.body.data.map((o) => o.optimization_id)).toEqual([
+      o3.optimization_id,
+      o2.optimization_id,
+      o1.optimization_id,
+    ]);
     expect(r.body.pagination).toEqual({ limit: 20, offset: 0, total: 3, has_more: false });
     for (const row of r.body.data) {
       expect(Object.keys(row).sort()).toEqual([...BASE_FIELDS, 'summary'].sort());
@@ -108,7 +133,10 @@ describe('list and views', () => {
     const rest = await listOptimizations(w.t, key, { client_id: clientId, limit: 1 });
     const c = await mcpClient(w.t, key);
     try {
-      const m = (await c.client.callTool({ name: 'list_optimizations', arguments: { client_id: clientId, limit: 1 } })) as ToolResult;
+      const m = (await c.client.callTool({
+        name: 'list_optimizations',
+        arguments: { client_id: clientId, limit: 1 },
+      })) as ToolResult;
       expect(m.isError).toBeFalsy();
       expect(structured(m)).toEqual(rest.body);
     } finally {
@@ -157,12 +185,21 @@ describe('list and views', () => {
     try {
       id = (await started(w.t, key, { url: w.web.url('/target/thorough'), keyword: KEYWORD })).optimization_id;
       const summary = await getOptimization(w.t, key, id, { view: 'summary' });
-      expect(summary.body).toMatchObject({ status: 'queued', stage: null, summary: null, billing_status: 'reserved', started_at: null });
+      expect(summary.body).toMatchObject({
+        status: 'queued',
+        stage: null,
+        summary: null,
+        billing_status: 'reserved',
+        started_at: null,
+      });
       const full = await getOptimization(w.t, key, id, { view: 'full' });
       expect(full.body).toMatchObject({ result: null, evidence: null, summary: null });
       const c = await mcpClient(w.t, key);
       try {
-        const m = (await c.client.callTool({ name: 'get_optimization', arguments: { optimization_id: id, view: 'full' } })) as ToolResult;
+        const m = (await c.client.callTool({
+          name: 'get_optimization',
+          arguments: { optimization_id: id, view: 'full' },
+        })) as ToolResult;
         expect(structured(m)).toEqual(full.body);
       } finally {
         await c.close();
@@ -192,13 +229,18 @@ describe('wait_seconds long-poll', () => {
       o = await started(w.t, key, { url: w.web.url('/target/thorough'), keyword: KEYWORD });
       // What a read of this run costs without waiting: authentication plus the reads of the record.
       const s0 = w.t.engine.dbStats.statements;
-      expect((await getOptimization(w.t, key, o.optimization_id, { view: 'status', wait_seconds: 0 })).body.status).toBe('queued');
+      expect(
+        (await getOptimization(w.t, key, o.optimization_id, { view: 'status', wait_seconds: 0 })).body.status,
+      ).toBe('queued');
       const plainRead = w.t.engine.dbStats.statements - s0;
       const s1 = w.t.engine.dbStats.statements;
       waited = getOptimization(w.t, key, o.optimization_id, { view: 'status', wait_seconds: 20 });
       // The waiting read has looked at the record and is now waiting for a change.
       await statementsReach(w.t, s1 + plainRead);
-      const early = await Promise.race([waited.then(() => 'answered'), new Promise((r) => setImmediate(() => r('pending')))]);
+      const early = await Promise.race([
+        waited.then(() => 'answered'),
+        new Promise((r) => setImmediate(() => r('pending'))),
+      ]);
       expect(early).toBe('pending');
     } finally {
       await resume(w.t);
@@ -220,7 +262,10 @@ describe('wait_seconds long-poll', () => {
     expect(r.body.status).toBe('failed');
     const c = await mcpClient(w.t, key);
     try {
-      const m = (await c.client.callTool({ name: 'get_optimization', arguments: { optimization_id: o.optimization_id, view: 'status', wait_seconds: 30 } })) as ToolResult;
+      const m = (await c.client.callTool({
+        name: 'get_optimization',
+        arguments: { optimization_id: o.optimization_id, view: 'status', wait_seconds: 30 },
+      })) as ToolResult;
       expect(structured<Optimization>(m).status).toBe('failed');
     } finally {
       await c.close();
@@ -245,7 +290,10 @@ describe('start_optimization progress over MCP', () => {
     const seen: { progress: number; total?: number; message?: string }[] = [];
     try {
       const res = (await c.client.callTool(
-        { name: 'start_optimization', arguments: { url: bg.web.url('/target/thorough'), keyword: KEYWORD, idempotency_key: idem('progress') } },
+        {
+          name: 'start_optimization',
+          arguments: { url: bg.web.url('/target/thorough'), keyword: KEYWORD, idempotency_key: idem('progress') },
+        },
         undefined,
         { onprogress: (p) => void seen.push(p) },
       )) as ToolResult;
@@ -257,7 +305,8 @@ describe('start_optimization progress over MCP', () => {
       expect(seen[seen.length - 1]).toMatchObject({ progress: 4, total: 4, message: 'complete' });
       for (let i = 1; i < seen.length; i++) expect(seen[i]!.progress).toBeGreaterThanOrEqual(seen[i - 1]!.progress);
       const stages = seen.map((p) => p.message);
-      for (const s of stages) expect(['queued', 'searching', 'fetching', 'scoring', 'running', 'complete']).toContain(s);
+      for (const s of stages)
+        expect(['queued', 'searching', 'fetching', 'scoring', 'running', 'complete']).toContain(s);
       expect(new Set(stages).size).toBe(stages.length);
     } finally {
       await c.close();
@@ -268,7 +317,10 @@ describe('start_optimization progress over MCP', () => {
     const { key } = await bg.t.tenant('agency');
     const c = await mcpClient(bg.t, key);
     try {
-      const res = (await c.client.callTool({ name: 'start_optimization', arguments: { url: bg.web.url('/target/missing'), keyword: KEYWORD, idempotency_key: idem('noprogress') } })) as ToolResult;
+      const res = (await c.client.callTool({
+        name: 'start_optimization',
+        arguments: { url: bg.web.url('/target/missing'), keyword: KEYWORD, idempotency_key: idem('noprogress') },
+      })) as ToolResult;
       expect(structured<Optimization>(res).status).toBe('queued');
     } finally {
       await c.close();

@@ -24,7 +24,8 @@ afterAll(async () => {
 type Usage = { windows: Record<'24h' | '7d', { used: number; reserved: number; remaining_percent: number }> };
 const usage = async (key: string) => (await call<Usage>(w.t, 'GET', '/usage', { key })).body.windows;
 const ledger = (id: string) => getReservation(w.t.db, 'optimization', id);
-const runOf = (id: string) => w.t.db.selectFrom('runs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
+const runOf = (id: string) =>
+  w.t.db.selectFrom('runs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
 
 describe('C.28 a failed run releases its reservation exactly once', () => {
   it('the page answers 404: PermanentError, failed at once with the saved error, readable later, released, usage restored', async () => {
@@ -82,7 +83,10 @@ describe('C.28 a failed run releases its reservation exactly once', () => {
       let run = await runOf(o.optimization_id);
       expect(run).toMatchObject({ state: 'pending', attempts: 1 });
       expect(run.run_after).toBe(w.t.clock.now() + 1_000);
-      expect((await getOptimization(w.t, key, o.optimization_id, { view: 'status' })).body).toMatchObject({ status: 'running', billing_status: 'reserved' });
+      expect((await getOptimization(w.t, key, o.optimization_id, { view: 'status' })).body).toMatchObject({
+        status: 'running',
+        billing_status: 'reserved',
+      });
       await settle(w.t, o.optimization_id, 1_000);
       run = await runOf(o.optimization_id);
       expect(run).toMatchObject({ state: 'failed', attempts: MAX_ATTEMPTS });
@@ -108,7 +112,12 @@ describe('C.29 a successful run finalizes its reservation exactly once', () => {
     const o = await started(w.t, key, { url: w.web.url('/target/partial'), keyword });
     await settle(w.t, o.optimization_id, 1_000);
     const r = (await getOptimization(w.t, key, o.optimization_id, { view: 'summary' })).body;
-    expect(r).toMatchObject({ status: 'complete', billing_status: 'finalized', error: null, summary: { billingFinalized: true, competitorCount: 3 } });
+    expect(r).toMatchObject({
+      status: 'complete',
+      billing_status: 'finalized',
+      error: null,
+      summary: { billingFinalized: true, competitorCount: 3 },
+    });
     expect(w.serp.calls(keyword)).toBe(1);
     const entry = await ledger(o.optimization_id);
     expect(entry).toMatchObject({ state: 'charged', units: 4 });
@@ -129,13 +138,20 @@ describe('C.29 a successful run finalizes its reservation exactly once', () => {
 describe('reconciliation_pending: the charge write fails, the result stays usable, the reconciler charges it later', () => {
   it('reports reconciliation_pending with a usable result, then finalized once after reconcile', async () => {
     const { key } = await w.t.tenant('starter');
-    await sql`create temp trigger fail_charge before update on usage_ledger when new.state = 'charged' begin select raise(abort, 'billing down'); end`.execute(w.t.db);
+    await sql`create temp trigger fail_charge before update on usage_ledger when new.state = 'charged' begin select raise(abort, 'billing down'); end`.execute(
+      w.t.db,
+    );
     let id: string;
     try {
       id = (await started(w.t, key, { url: w.web.url('/target/thorough'), keyword: KEYWORD })).optimization_id;
       await settle(w.t, id);
       const full = (await getOptimization(w.t, key, id, { view: 'full' })).body;
-      expect(full).toMatchObject({ status: 'complete', billing_status: 'reconciliation_pending', error: null, summary: { billingFinalized: false } });
+      expect(full).toMatchObject({
+        status: 'complete',
+        billing_status: 'reconciliation_pending',
+        error: null,
+        summary: { billingFinalized: false },
+      });
       expect(full.result!.rankabilityScore).toBeGreaterThan(0);
       expect(full.result!.competitorCount).toBe(full.result!.competitors.length);
       expect(await ledger(id)).toMatchObject({ state: 'reserved', settled_at: null });
@@ -164,7 +180,11 @@ describe('reconciliation_pending: the charge write fails, the result stays usabl
     }
     expect(await ledger(id)).toMatchObject({ state: 'charged' });
     const after = (await getOptimization(w.t, key, id, { view: 'summary' })).body;
-    expect(after).toMatchObject({ status: 'complete', billing_status: 'finalized', summary: { billingFinalized: true } });
+    expect(after).toMatchObject({
+      status: 'complete',
+      billing_status: 'finalized',
+      summary: { billingFinalized: true },
+    });
     expect(await w.t.engine.usage.reconcile(w.t.db, 60_000)).toEqual({ charged: 0, released: 0 });
     expect(await ledger(id)).toMatchObject({ state: 'charged' });
     await drain(w.t);

@@ -71,10 +71,22 @@ async function start(s: Setup): Promise<SpawnedServer> {
   return server;
 }
 
-async function api<T = Record<string, unknown>>(base: string, key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+async function api<T = Record<string, unknown>>(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${base}/api/agent/v1${path}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, connection: 'close', ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      authorization: `Bearer ${key}`,
+      connection: 'close',
+      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   return { status: res.status, body: (await res.json()) as T };
@@ -91,8 +103,10 @@ async function finished(base: string, key: string, id: string, timeoutMs = 30_00
   }
 }
 
-const ledgerOf = (db: Db, id: string) => db.selectFrom('usage_ledger').select(['state', 'units']).where('resource_id', '=', id).execute();
-const runOf = (db: Db, id: string) => db.selectFrom('runs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
+const ledgerOf = (db: Db, id: string) =>
+  db.selectFrom('usage_ledger').select(['state', 'units']).where('resource_id', '=', id).execute();
+const runOf = (db: Db, id: string) =>
+  db.selectFrom('runs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
 
 describe('Optimize across kill -9 of a real server process', () => {
   const keyword = `${KEYWORD} crash`;
@@ -112,8 +126,22 @@ describe('Optimize across kill -9 of a real server process', () => {
     s.web.hold('/c/');
     s.web.hold('/target/reset');
     const a = await start(s);
-    const one = await api<Optimization>(a.url, s.key, 'POST', '/optimize', { url: s.web.url('/target/thorough'), keyword }, { 'idempotency-key': 'g74' });
-    const two = await api<Optimization>(a.url, s.key, 'POST', '/optimize', { url: s.web.url('/target/reset'), keyword: KEYWORD }, { 'idempotency-key': 'g78' });
+    const one = await api<Optimization>(
+      a.url,
+      s.key,
+      'POST',
+      '/optimize',
+      { url: s.web.url('/target/thorough'), keyword },
+      { 'idempotency-key': 'g74' },
+    );
+    const two = await api<Optimization>(
+      a.url,
+      s.key,
+      'POST',
+      '/optimize',
+      { url: s.web.url('/target/reset'), keyword: KEYWORD },
+      { 'idempotency-key': 'g78' },
+    );
     expect([one.status, two.status]).toEqual([202, 202]);
     completedId = one.body.optimization_id;
     failingId = two.body.optimization_id;
@@ -150,7 +178,14 @@ describe('Optimize across kill -9 of a real server process', () => {
     expect(await runOf(s.db, completedId)).toMatchObject({ state: 'done', lease_owner: null });
     expect(b.stderr()).not.toContain('usage charge skipped');
     // The same request after the restart replays the same run.
-    const again = await api<Optimization>(b.url, s.key, 'POST', '/optimize', { url: s.web.url('/target/thorough'), keyword }, { 'idempotency-key': 'g74' });
+    const again = await api<Optimization>(
+      b.url,
+      s.key,
+      'POST',
+      '/optimize',
+      { url: s.web.url('/target/thorough'), keyword },
+      { 'idempotency-key': 'g74' },
+    );
     expect(again).toMatchObject({ status: 202, body: { optimization_id: completedId, status: 'complete' } });
   });
 
@@ -171,7 +206,12 @@ describe('Optimize across kill -9 of a real server process', () => {
   it('G.74/G.78 the pool holds exactly the one finalized run: 4 units used, nothing left reserved', async () => {
     const usage = await api<{ windows: { '24h': { used: number; reserved: number } } }>(b.url, s.key, 'GET', '/usage');
     expect(usage.body.windows['24h']).toMatchObject({ used: 4, reserved: 0 });
-    const ledger = await s.db.selectFrom('usage_ledger').select(['resource_id', 'state']).where('org_id', '=', s.orgId).orderBy('resource_id').execute();
+    const ledger = await s.db
+      .selectFrom('usage_ledger')
+      .select(['resource_id', 'state'])
+      .where('org_id', '=', s.orgId)
+      .orderBy('resource_id')
+      .execute();
     expect(ledger).toHaveLength(2);
   });
 });

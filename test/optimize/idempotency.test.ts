@@ -30,14 +30,22 @@ let w: World;
 
 beforeAll(async () => {
   // The widget operations share the idempotency table, for B.14 (a key sent to another operation).
-  w = await startWorld({ competitors: ['/c/1'], operations: [...OPERATIONS, ...widgetOperations()], pipelines: (e) => [widgetPipeline(e, () => 'http://127.0.0.1:9')] });
+  w = await startWorld({
+    competitors: ['/c/1'],
+    operations: [...OPERATIONS, ...widgetOperations()],
+    pipelines: (e) => [widgetPipeline(e, () => 'http://127.0.0.1:9')],
+  });
 });
 afterAll(async () => {
   await w?.close();
 });
 
 const kw = (id: string) => `${KEYWORD} ${id.toLowerCase().replace('.', '')}`;
-const body = (id: string, extra: Record<string, unknown> = {}) => ({ url: w.web.url('/target/thorough'), keyword: kw(id), ...extra });
+const body = (id: string, extra: Record<string, unknown> = {}) => ({
+  url: w.web.url('/target/thorough'),
+  keyword: kw(id),
+  ...extra,
+});
 
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown> };
 
@@ -48,13 +56,29 @@ async function settled(orgId: string) {
 }
 
 /** A POST with repeated header names, exactly as given (node:http). */
-function rawPost(key: string, headers: Record<string, string | string[]>, text: string): Promise<{ status: number; body: ErrorBody }> {
+function rawPost(
+  key: string,
+  headers: Record<string, string | string[]>,
+  text: string,
+): Promise<{ status: number; body: ErrorBody }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL('/api/agent/v1/optimize', w.t.url), { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', connection: 'close', ...headers } }, (res) => {
-      let data = '';
-      res.on('data', (d) => (data += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data || 'null') as ErrorBody }));
-    });
+    const req = httpRequest(
+      new URL('/api/agent/v1/optimize', w.t.url),
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          connection: 'close',
+          ...headers,
+        },
+      },
+      (res) => {
+        let data = '';
+        res.on('data', (d) => (data += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data || 'null') as ErrorBody }));
+      },
+    );
     req.on('error', reject);
     req.end(text);
   });
@@ -99,7 +123,11 @@ describe('B. idempotency of start_optimization', () => {
     const third = await postOptimize(w.t, key, body('B.11'), k);
     expect(third.status).toBe(202);
     expect(third.headers.get('idempotent-replayed')).toBe('true');
-    expect(third.body).toMatchObject({ optimization_id: first.body.optimization_id, status: 'complete', billing_status: 'finalized' });
+    expect(third.body).toMatchObject({
+      optimization_id: first.body.optimization_id,
+      status: 'complete',
+      billing_status: 'finalized',
+    });
     expect(await settled(orgId)).toMatchObject({ optimizations: 1, reservations: 1, runs: 1, keys: 1 });
     expect(w.serp.calls(kw('B.11'))).toBe(1);
   });
@@ -111,12 +139,21 @@ describe('B. idempotency of start_optimization', () => {
     expect(rest.status).toBe(202);
     const c = await mcpClient(w.t, key);
     try {
-      const a = (await c.client.callTool({ name: 'start_optimization', arguments: { ...body('B.11 mcp'), idempotency_key: k } })) as ToolResult;
-      const b = (await c.client.callTool({ name: 'start_optimization', arguments: { ...body('B.11 mcp'), idempotency_key: k } })) as ToolResult;
+      const a = (await c.client.callTool({
+        name: 'start_optimization',
+        arguments: { ...body('B.11 mcp'), idempotency_key: k },
+      })) as ToolResult;
+      const b = (await c.client.callTool({
+        name: 'start_optimization',
+        arguments: { ...body('B.11 mcp'), idempotency_key: k },
+      })) as ToolResult;
       expect(a.isError).toBeFalsy();
       expect(structured<Optimization>(a).optimization_id).toBe(rest.body.optimization_id);
       expect(structured<Optimization>(b).optimization_id).toBe(rest.body.optimization_id);
-      const other = (await c.client.callTool({ name: 'start_optimization', arguments: { ...body('B.11 mcp2'), idempotency_key: k } })) as ToolResult;
+      const other = (await c.client.callTool({
+        name: 'start_optimization',
+        arguments: { ...body('B.11 mcp2'), idempotency_key: k },
+      })) as ToolResult;
       expect(other.isError).toBe(true);
       expect(structured<ErrorBody>(other).error.code).toBe('idempotency_key_reused');
     } finally {
@@ -131,7 +168,12 @@ describe('B. idempotency of start_optimization', () => {
     const { orgId, key } = await w.t.tenant('agency');
     const k = idem('b12');
     const url = w.web.url('/target/thorough');
-    const send = (rawBody: string) => call<Optimization>(w.t, 'POST', '/optimize', { key, rawBody, headers: { 'content-type': 'application/json', 'idempotency-key': k } });
+    const send = (rawBody: string) =>
+      call<Optimization>(w.t, 'POST', '/optimize', {
+        key,
+        rawBody,
+        headers: { 'content-type': 'application/json', 'idempotency-key': k },
+      });
     const a = await send(`{"url":"${url}","keyword":"${kw('B.12')}","language":"en-US"}`);
     const b = await send(`{\n  "language" : "en-US",\n\t"keyword":"${kw('B.12')}",   "url" : "${url}"\n}\n`);
     const c = await send(`{"keyword":"${kw('B.12')}","url":"${url}"}`);
@@ -147,7 +189,11 @@ describe('B. idempotency of start_optimization', () => {
     const { orgId, key } = await w.t.tenant('agency');
     const k = idem('b13');
     expect((await postOptimize(w.t, key, body('B.13'), k)).status).toBe(202);
-    for (const other of [body('B.13 other'), body('B.13', { language: 'en-GB' }), body('B.13', { url: w.web.url('/target/thin') })]) {
+    for (const other of [
+      body('B.13 other'),
+      body('B.13', { language: 'en-GB' }),
+      body('B.13', { url: w.web.url('/target/thin') }),
+    ]) {
       const r = await postOptimize(w.t, key, other, k);
       expect(r.status).toBe(422);
       expect(r.body.error.code).toBe('idempotency_key_reused');
@@ -162,11 +208,23 @@ describe('B. idempotency of start_optimization', () => {
     const { orgId, clientId, key } = await w.t.tenant('agency');
     const k1 = idem('b14');
     expect((await postOptimize(w.t, key, body('B.14'), k1)).status).toBe(202);
-    const widget = await call<ErrorBody>(w.t, 'POST', '/widgets/strict', { key, body: { client_id: clientId, label: 'x', fail: 'permanent' }, headers: { 'idempotency-key': k1 } });
+    const widget = await call<ErrorBody>(w.t, 'POST', '/widgets/strict', {
+      key,
+      body: { client_id: clientId, label: 'x', fail: 'permanent' },
+      headers: { 'idempotency-key': k1 },
+    });
     expect(widget.status).toBe(422);
     expect(widget.body.error.code).toBe('idempotency_key_reused');
     const k2 = idem('b14-widget');
-    expect((await call(w.t, 'POST', '/widgets/strict', { key, body: { client_id: clientId, label: 'x', fail: 'permanent' }, headers: { 'idempotency-key': k2 } })).status).toBe(202);
+    expect(
+      (
+        await call(w.t, 'POST', '/widgets/strict', {
+          key,
+          body: { client_id: clientId, label: 'x', fail: 'permanent' },
+          headers: { 'idempotency-key': k2 },
+        })
+      ).status,
+    ).toBe(202);
     const back = await postOptimize(w.t, key, body('B.14 back'), k2);
     expect(back.status).toBe(422);
     expect(back.body.error.code).toBe('idempotency_key_reused');
@@ -214,7 +272,10 @@ describe('B. idempotency of start_optimization', () => {
     const c = await mcpClient(w.t, key);
     try {
       for (const bad of ['', 'x'.repeat(256), 'a b']) {
-        const m = (await c.client.callTool({ name: 'start_optimization', arguments: { ...body('B.18'), idempotency_key: bad } })) as ToolResult;
+        const m = (await c.client.callTool({
+          name: 'start_optimization',
+          arguments: { ...body('B.18'), idempotency_key: bad },
+        })) as ToolResult;
         expect(m.isError, JSON.stringify(bad)).toBe(true);
         expect(['validation_error', 'idempotency_key_required']).toContain(structured<ErrorBody>(m).error.code);
       }

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATEGORIES } from '../../src/engine/analysis/score/types.ts';
-import { getOptimization, settle, started, startWorld, type Optimization, type OptimizationResult, type World } from './helpers/harness.ts';
+import {
+  getOptimization,
+  settle,
+  started,
+  startWorld,
+  type Optimization,
+  type OptimizationResult,
+  type World,
+} from './helpers/harness.ts';
 import { GOOD_COMPETITORS, KEYWORD } from './helpers/web.ts';
 import { thoroughSpec } from './helpers/pages.ts';
 
@@ -11,9 +19,32 @@ import { thoroughSpec } from './helpers/pages.ts';
  */
 
 type Evidence = {
-  search: { provider: string; platform: string; query: string; language: string; fetchedAt: string; results: { position: number; url: string; title: string }[] };
-  page: { url: string; finalUrl: string; status: number; contentHash: string; fetchedAt: string; source: string; title: string; wordCount: number };
-  competitors: { url: string; position: number; included: boolean; status: number | null; contentHash: string | null; reason: string | null }[];
+  search: {
+    provider: string;
+    platform: string;
+    query: string;
+    language: string;
+    fetchedAt: string;
+    results: { position: number; url: string; title: string }[];
+  };
+  page: {
+    url: string;
+    finalUrl: string;
+    status: number;
+    contentHash: string;
+    fetchedAt: string;
+    source: string;
+    title: string;
+    wordCount: number;
+  };
+  competitors: {
+    url: string;
+    position: number;
+    included: boolean;
+    status: number | null;
+    contentHash: string | null;
+    reason: string | null;
+  }[];
   scoringVersion: string;
   completedAt: string;
 };
@@ -33,14 +64,24 @@ function expectExplained(r: OptimizationResult): void {
   }
   expect(r.entities.length).toBeGreaterThan(0);
   for (const e of r.entities) {
-    expect(e).toMatchObject({ term: expect.any(String), importance: expect.any(Number), sourceCount: expect.any(Number), competitorRange: { p25: expect.any(Number), median: expect.any(Number), p75: expect.any(Number) } });
+    expect(e).toMatchObject({
+      term: expect.any(String),
+      importance: expect.any(Number),
+      sourceCount: expect.any(Number),
+      competitorRange: { p25: expect.any(Number), median: expect.any(Number), p75: expect.any(Number) },
+    });
     expect(['missing', 'under', 'ok', 'over']).toContain(e.status);
     expect(e.sourceCount).toBeLessThanOrEqual(r.competitorCount);
   }
   expect(r.sourceWordCount).toBeGreaterThan(0);
   expect(r.competitorCount).toBe(r.competitors.length);
   for (const c of r.competitors) {
-    expect(c).toMatchObject({ url: expect.any(String), title: expect.any(String), wordCount: expect.any(Number), score: expect.any(Number) });
+    expect(c).toMatchObject({
+      url: expect.any(String),
+      title: expect.any(String),
+      wordCount: expect.any(Number),
+      score: expect.any(Number),
+    });
     expect(c.position).toBeGreaterThanOrEqual(1);
   }
   expect(r.duration).toBeGreaterThanOrEqual(0);
@@ -76,7 +117,11 @@ describe('Optimize runs on the loopback web', () => {
     expect(r.competitorCount).toBe(9);
     expect(r.competitors.map((c) => c.url)).toEqual(GOOD_COMPETITORS.slice(0, 9).map((p) => w.web.url(p)));
     expect(r.competitors.map((c) => c.position)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(o.summary).toMatchObject({ rankabilityScore: r.rankabilityScore, competitorCount: 9, sourceWordCount: r.sourceWordCount });
+    expect(o.summary).toMatchObject({
+      rankabilityScore: r.rankabilityScore,
+      competitorCount: 9,
+      sourceWordCount: r.sourceWordCount,
+    });
 
     const e = o.evidence as unknown as Evidence;
     expect(e.search).toMatchObject({ provider: 'serpapi', platform: 'organic', query: keyword, language: 'en-US' });
@@ -98,7 +143,9 @@ describe('Optimize runs on the loopback web', () => {
     const o = await run({ url: w.web.url('/target/thorough'), keyword: KEYWORD });
     const e = o.evidence as unknown as Evidence;
     expect(e.page.title).toBe(thoroughSpec(w.web.origin).title);
-    const metadata = o.result!.scoreDetails.filter((d) => d.id === 'metadata.title' || d.id === 'metadata.title_keyword' || d.id === 'metadata.description');
+    const metadata = o.result!.scoreDetails.filter(
+      (d) => d.id === 'metadata.title' || d.id === 'metadata.title_keyword' || d.id === 'metadata.description',
+    );
     expect(metadata).toHaveLength(3);
     for (const d of metadata) expect(d.earned, d.id).toBe(d.possible);
   });
@@ -113,7 +160,9 @@ describe('Optimize runs on the loopback web', () => {
     expect(r.competitors.map((c) => c.url)).toEqual(['/c/1', '/c/2', '/c/3'].map((p) => w.web.url(p)));
     expect(r.competitors.map((c) => c.position)).toEqual([1, 3, 6]);
     const e = withOmitted.evidence as unknown as Evidence;
-    const reasons = Object.fromEntries(e.competitors.filter((c) => !c.included).map((c) => [new URL(c.url).pathname, c.reason]));
+    const reasons = Object.fromEntries(
+      e.competitors.filter((c) => !c.included).map((c) => [new URL(c.url).pathname, c.reason]),
+    );
     expect(reasons['/c/404']).toBe('answered HTTP 404');
     expect(reasons['/c/pdf']).toMatch(/^is not HTML \(application\/pdf\)/);
     expect(reasons['/c/private']).toMatch(/^blocked/);

@@ -1,7 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { structured } from '../helpers/mcp.ts';
 import { ssrfSchemeCases, ssrfUrlCases, type SsrfUrlCase } from '../helpers/ssrf-cases.ts';
-import { drain, footprint, getOptimization, idem, mcpClient, postOptimize, settle, started, startWorld, type ErrorBody, type World } from './helpers/harness.ts';
+import {
+  drain,
+  footprint,
+  getOptimization,
+  idem,
+  mcpClient,
+  postOptimize,
+  settle,
+  started,
+  startWorld,
+  type ErrorBody,
+  type World,
+} from './helpers/harness.ts';
 import { KEYWORD } from './helpers/web.ts';
 
 /**
@@ -17,7 +29,9 @@ let cases: SsrfUrlCase[];
 beforeAll(async () => {
   w = await startWorld({ competitors: ['/c/1'] });
   const seen = new Set<string>();
-  cases = [...ssrfUrlCases(w.canary.port), ...ssrfSchemeCases(w.canary.port)].filter((c) => !seen.has(c.url) && (seen.add(c.url), true));
+  cases = [...ssrfUrlCases(w.canary.port), ...ssrfSchemeCases(w.canary.port)].filter(
+    (c) => !seen.has(c.url) && (seen.add(c.url), true),
+  );
 });
 afterAll(async () => {
   await w?.close();
@@ -29,7 +43,22 @@ const ids = () => [...new Set(cases.map((c) => c.id))];
 
 describe('E. unsafe URLs are refused at request time', () => {
   it('covers the cases of the shared SSRF list', () => {
-    expect(ids()).toEqual(expect.arrayContaining(['E.43', 'E.44', 'E.45', 'E.46', 'E.47', 'E.48', 'E.49', 'E.50', 'E.51', 'E.52', 'E.58', 'E.59']));
+    expect(ids()).toEqual(
+      expect.arrayContaining([
+        'E.43',
+        'E.44',
+        'E.45',
+        'E.46',
+        'E.47',
+        'E.48',
+        'E.49',
+        'E.50',
+        'E.51',
+        'E.52',
+        'E.58',
+        'E.59',
+      ]),
+    );
     expect(cases.length).toBeGreaterThan(60);
   });
 
@@ -44,8 +73,14 @@ describe('E. unsafe URLs are refused at request time', () => {
           const r = await postOptimize(w.t, key, { url, keyword: KEYWORD }, idem(id));
           expect(r.status, url).toBe(400);
           expect(r.body.error.code, url).toBe('validation_error');
-          expect((r.body.error.details!.fields as { path: string }[]).map((f) => f.path), url).toEqual(['url']);
-          const m = (await c.client.callTool({ name: 'start_optimization', arguments: { url, keyword: KEYWORD, idempotency_key: idem(id) } })) as ToolResult;
+          expect(
+            (r.body.error.details!.fields as { path: string }[]).map((f) => f.path),
+            url,
+          ).toEqual(['url']);
+          const m = (await c.client.callTool({
+            name: 'start_optimization',
+            arguments: { url, keyword: KEYWORD, idempotency_key: idem(id) },
+          })) as ToolResult;
           expect(m.isError, url).toBe(true);
           expect(structured<ErrorBody>(m), url).toEqual(r.body);
         }

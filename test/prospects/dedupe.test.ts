@@ -19,7 +19,8 @@ async function setup() {
   const tenant = await t.tenant('agency');
   const c = caller(t, tenant.key);
   const list = (await c.createList(tenant.clientId, { name: 'Dedupe' })).body;
-  const save = (url: string, extra: Record<string, unknown> = {}) => c.save(tenant.clientId, list.list_id, { url, ...extra });
+  const save = (url: string, extra: Record<string, unknown> = {}) =>
+    c.save(tenant.clientId, list.list_id, { url, ...extra });
   return { ...tenant, c, list, save };
 }
 
@@ -42,7 +43,12 @@ describe('canonical de-duplication through save_prospect (RELIABILITY F)', () =>
 
   it('F.64 http://, https://…/, www. and #fragment variants are one prospect', async () => {
     const { orgId, save } = await setup();
-    const { statuses, ids, answers } = await saveAll(save, ['http://example.com', 'https://example.com/', 'https://www.example.com', 'https://example.com/#top']);
+    const { statuses, ids, answers } = await saveAll(save, [
+      'http://example.com',
+      'https://example.com/',
+      'https://www.example.com',
+      'https://example.com/#top',
+    ]);
     expect(statuses).toEqual([201, 200, 200, 200]);
     expect(ids.size).toBe(1);
     expect(answers.map((a) => a.body.already_saved)).toEqual([false, true, true, true]);
@@ -52,7 +58,9 @@ describe('canonical de-duplication through save_prospect (RELIABILITY F)', () =>
 
   it('F.65 /path/ and /path are one prospect; /About and /about are two', async () => {
     const { orgId, save } = await setup();
-    expect((await saveAll(save, ['https://example.com/path/', 'https://example.com/path'])).statuses).toEqual([201, 200]);
+    expect((await saveAll(save, ['https://example.com/path/', 'https://example.com/path'])).statuses).toEqual([
+      201, 200,
+    ]);
     const cased = await saveAll(save, ['https://example.com/About', 'https://example.com/about']);
     expect(cased.statuses).toEqual([201, 201]);
     expect(cased.ids.size).toBe(2);
@@ -69,7 +77,10 @@ describe('canonical de-duplication through save_prospect (RELIABILITY F)', () =>
 
   it('F.67 an IDN and its punycode form are one prospect', async () => {
     const { save } = await setup();
-    const { statuses, ids, answers } = await saveAll(save, ['https://bücher.example/', 'https://xn--bcher-kva.example/']);
+    const { statuses, ids, answers } = await saveAll(save, [
+      'https://bücher.example/',
+      'https://xn--bcher-kva.example/',
+    ]);
     expect(statuses).toEqual([201, 200]);
     expect(ids.size).toBe(1);
     expect(answers[0]!.body).toMatchObject({ url: 'https://xn--bcher-kva.example/', domain: 'xn--bcher-kva.example' });
@@ -77,7 +88,9 @@ describe('canonical de-duplication through save_prospect (RELIABILITY F)', () =>
 
   it('F.68 /%7Euser and /~user are one prospect; /a%2Fb and /a/b are two', async () => {
     const { save } = await setup();
-    expect((await saveAll(save, ['https://example.com/%7Euser', 'https://example.com/~user'])).statuses).toEqual([201, 200]);
+    expect((await saveAll(save, ['https://example.com/%7Euser', 'https://example.com/~user'])).statuses).toEqual([
+      201, 200,
+    ]);
     const reserved = await saveAll(save, ['https://example.com/a%2Fb', 'https://example.com/a/b']);
     expect(reserved.statuses).toEqual([201, 201]);
     expect(reserved.answers[0]!.body.url).toBe('https://example.com/a%2Fb');
@@ -92,14 +105,24 @@ describe('canonical de-duplication through save_prospect (RELIABILITY F)', () =>
       expect(r.text).not.toContain('s3cr3t');
     }
     const mcp = await connectHttpClient(t.url, key);
-    const res = await mcp.client.callTool({ name: 'save_prospect', arguments: { client_id: clientId, list_id: list.list_id, url: 'https://user:s3cr3t-pw@example.com/', idempotency_key: 'f69' } });
+    const res = await mcp.client.callTool({
+      name: 'save_prospect',
+      arguments: {
+        client_id: clientId,
+        list_id: list.list_id,
+        url: 'https://user:s3cr3t-pw@example.com/',
+        idempotency_key: 'f69',
+      },
+    });
     expect(res.isError).toBe(true);
     expect(structured<Any>(res).error.code).toBe('invalid_input');
     await mcp.close();
     expect(footprint(t, orgId)).toMatchObject({ items: 0, keys: 1 });
     const raw = t.app.database.raw;
     expect(raw.prepare("SELECT count(*) AS n FROM prospect_items WHERE url LIKE '%s3cr3t%'").get()).toEqual({ n: 0 });
-    expect(raw.prepare("SELECT count(*) AS n FROM idempotency_keys WHERE response LIKE '%s3cr3t%'").get()).toEqual({ n: 0 });
+    expect(raw.prepare("SELECT count(*) AS n FROM idempotency_keys WHERE response LIKE '%s3cr3t%'").get()).toEqual({
+      n: 0,
+    });
     expect(t.logs!.text()).not.toContain('s3cr3t');
   });
 
@@ -107,15 +130,26 @@ describe('canonical de-duplication through save_prospect (RELIABILITY F)', () =>
     const { orgId, clientId, key, list, save } = await setup();
     const trimmed = await save('  \n https://example.com/page \t ');
     expect([trimmed.status, trimmed.body.url]).toEqual([201, 'https://example.com/page']);
-    const bad = ['https://exa\nmple.com/', 'https://example.com/a\tb', 'https://example.com/a\r\nb', 'https://example.com/\u0000x', 'https://example.com/\u001bx'];
+    const bad = [
+      'https://exa\nmple.com/',
+      'https://example.com/a\tb',
+      'https://example.com/a\r\nb',
+      'https://example.com/\u0000x',
+      'https://example.com/\u001bx',
+    ];
     for (const url of bad) {
       const r = await save(url);
       expect([r.status, r.body.error.code], JSON.stringify(url)).toEqual([400, 'invalid_input']);
-      expect(r.body.error.details?.fields).toEqual([{ path: 'url', message: expect.stringMatching(/control characters/) }]);
+      expect(r.body.error.details?.fields).toEqual([
+        { path: 'url', message: expect.stringMatching(/control characters/) },
+      ]);
     }
     const mcp = await connectHttpClient(t.url, key);
     for (const url of bad) {
-      const res = await mcp.client.callTool({ name: 'save_prospect', arguments: { client_id: clientId, list_id: list.list_id, url, idempotency_key: randomUUID() } });
+      const res = await mcp.client.callTool({
+        name: 'save_prospect',
+        arguments: { client_id: clientId, list_id: list.list_id, url, idempotency_key: randomUUID() },
+      });
       t.clock.advance(1_000);
       expect(res.isError, JSON.stringify(url)).toBe(true);
       expect(structured<Any>(res).error.code).toBe('invalid_input');
@@ -133,7 +167,11 @@ describe('canonical de-duplication through save_prospect (RELIABILITY F)', () =>
       const save = async (server: { url: string }, listId: string, url: string) => {
         const res = await fetch(`${server.url}/api/agent/v1/clients/${clientId}/prospect-lists/${listId}/items`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            'idempotency-key': randomUUID(),
+          },
           body: JSON.stringify({ url }),
         });
         return { status: res.status, body: (await res.json()) as Any };
@@ -141,17 +179,30 @@ describe('canonical de-duplication through save_prospect (RELIABILITY F)', () =>
       const [s1, s2] = [{ url: t.url }, other];
       for (let round = 0; round < 6; round++) {
         const list = (await c.createList(clientId, { name: `race ${round}` })).body;
-        const [a, b] = await Promise.all([save(s1, list.list_id, 'http://www.x.com/'), save(s2, list.list_id, 'https://x.com')]);
+        const [a, b] = await Promise.all([
+          save(s1, list.list_id, 'http://www.x.com/'),
+          save(s2, list.list_id, 'https://x.com'),
+        ]);
         expect([a.status, b.status].sort(), `round ${round}`).toEqual([200, 201]);
         expect(a.body.item_id).toBe(b.body.item_id);
         const [winner, loser] = a.status === 201 ? [a, b] : [b, a];
         expect(loser.body).toEqual({ ...winner.body, already_saved: true });
-        expect(await t.db.selectFrom('prospect_items').select('id').where('list_id', '=', list.list_id).execute()).toHaveLength(1);
+        expect(
+          await t.db.selectFrom('prospect_items').select('id').where('list_id', '=', list.list_id).execute(),
+        ).toHaveLength(1);
       }
       // Many variants at once through both processes: still one row, one 201, the counters exact.
       const list = (await c.createList(clientId, { name: 'burst' })).body;
-      const variants = ['http://www.x.com/', 'https://x.com', 'https://X.com/#a', 'http://x.com:80', 'https://www.x.com/?utm_source=z'];
-      const answers = await Promise.all(variants.flatMap((url) => [save(s1, list.list_id, url), save(s2, list.list_id, url)]));
+      const variants = [
+        'http://www.x.com/',
+        'https://x.com',
+        'https://X.com/#a',
+        'http://x.com:80',
+        'https://www.x.com/?utm_source=z',
+      ];
+      const answers = await Promise.all(
+        variants.flatMap((url) => [save(s1, list.list_id, url), save(s2, list.list_id, url)]),
+      );
       expect(answers.filter((r) => r.status === 201)).toHaveLength(1);
       expect(answers.map((r) => r.status).every((s) => s === 201 || s === 200)).toBe(true);
       expect(new Set(answers.map((r) => r.body.item_id)).size).toBe(1);

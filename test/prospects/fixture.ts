@@ -35,7 +35,8 @@ export type Any = ErrorBody & ListBody & ItemBody & Page<ListBody & ItemBody> & 
 export const listsPath = (clientId: string) => `/clients/${clientId}/prospect-lists`;
 export const listPath = (clientId: string, listId: string) => `/clients/${clientId}/prospect-lists/${listId}`;
 export const itemsPath = (clientId: string, listId: string) => `/clients/${clientId}/prospect-lists/${listId}/items`;
-export const itemPath = (clientId: string, listId: string, itemId: string) => `/clients/${clientId}/prospect-lists/${listId}/items/${itemId}`;
+export const itemPath = (clientId: string, listId: string, itemId: string) =>
+  `/clients/${clientId}/prospect-lists/${listId}/items/${itemId}`;
 
 /**
  * A caller bound to one key. Every call moves the fake clock by one second afterwards: timestamps differ between
@@ -43,7 +44,11 @@ export const itemPath = (clientId: string, listId: string, itemId: string) => `/
  * `idem` undefined means a fresh random Idempotency-Key; null sends none.
  */
 export function caller(t: TestApp, key: string) {
-  async function call(method: string, path: string, opts: { body?: unknown; idem?: string | null; query?: Record<string, string | number> } = {}): Promise<TestResponse<Any>> {
+  async function call(
+    method: string,
+    path: string,
+    opts: { body?: unknown; idem?: string | null; query?: Record<string, string | number> } = {},
+  ): Promise<TestResponse<Any>> {
     const headers: Record<string, string> = {};
     if (method !== 'GET') {
       const idem = opts.idem === undefined ? `k-${randomUUID()}` : opts.idem;
@@ -55,14 +60,20 @@ export function caller(t: TestApp, key: string) {
   }
   return {
     call,
-    createList: (clientId: string, body: Record<string, unknown> = { name: 'List' }, idem?: string | null) => call('POST', listsPath(clientId), { body, idem }),
-    lists: (clientId: string, query: Record<string, string | number> = {}) => call('GET', listsPath(clientId), { query }),
-    items: (clientId: string, listId: string, query: Record<string, string | number> = {}) => call('GET', itemsPath(clientId, listId), { query }),
-    save: (clientId: string, listId: string, body: Record<string, unknown>, idem?: string | null) => call('POST', itemsPath(clientId, listId), { body, idem }),
+    createList: (clientId: string, body: Record<string, unknown> = { name: 'List' }, idem?: string | null) =>
+      call('POST', listsPath(clientId), { body, idem }),
+    lists: (clientId: string, query: Record<string, string | number> = {}) =>
+      call('GET', listsPath(clientId), { query }),
+    items: (clientId: string, listId: string, query: Record<string, string | number> = {}) =>
+      call('GET', itemsPath(clientId, listId), { query }),
+    save: (clientId: string, listId: string, body: Record<string, unknown>, idem?: string | null) =>
+      call('POST', itemsPath(clientId, listId), { body, idem }),
     update: (clientId: string, listId: string, itemId: string, body: Record<string, unknown>, idem?: string | null) =>
       call('PATCH', itemPath(clientId, listId, itemId), { body, idem }),
-    deleteItem: (clientId: string, listId: string, url: string, idem?: string | null) => call('DELETE', itemsPath(clientId, listId), { body: { url }, idem }),
-    deleteList: (clientId: string, listId: string, name: string, idem?: string | null) => call('DELETE', listPath(clientId, listId), { body: { name }, idem }),
+    deleteItem: (clientId: string, listId: string, url: string, idem?: string | null) =>
+      call('DELETE', itemsPath(clientId, listId), { body: { url }, idem }),
+    deleteList: (clientId: string, listId: string, name: string, idem?: string | null) =>
+      call('DELETE', listPath(clientId, listId), { body: { name }, idem }),
   };
 }
 

@@ -23,7 +23,12 @@ async function setup(plan: 'agency' | 'starter' = 'agency') {
 }
 
 /** A request with headers exactly as given (repeated names included), through node:http. */
-function rawRequest(method: string, path: string, headers: Record<string, string | string[]>, body: string): Promise<{ status: number; body: Any }> {
+function rawRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string | string[]>,
+  body: string,
+): Promise<{ status: number; body: Any }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(new URL(`/api/agent/v1${path}`, t.url), { method, headers }, (res) => {
       let text = '';
@@ -43,8 +48,14 @@ async function mutations(s: Awaited<ReturnType<typeof setup>>): Promise<Mutation
   const doomed = (await s.c.createList(s.clientId, { name: 'Doomed' })).body;
   return [
     { name: 'create_prospect_list', run: (c, k) => c.createList(s.clientId, { name: 'Created' }, k) },
-    { name: 'save_prospect', run: (c, k) => c.save(s.clientId, s.list.list_id, { url: 'https://new.example.com/' }, k) },
-    { name: 'update_prospect', run: (c, k) => c.update(s.clientId, s.list.list_id, item.item_id, { status: 'won' }, k) },
+    {
+      name: 'save_prospect',
+      run: (c, k) => c.save(s.clientId, s.list.list_id, { url: 'https://new.example.com/' }, k),
+    },
+    {
+      name: 'update_prospect',
+      run: (c, k) => c.update(s.clientId, s.list.list_id, item.item_id, { status: 'won' }, k),
+    },
     { name: 'delete_prospect', run: (c, k) => c.deleteItem(s.clientId, s.list.list_id, item.url, k) },
     { name: 'delete_prospect_list', run: (c, k) => c.deleteList(s.clientId, doomed.list_id, 'Doomed', k) },
   ];
@@ -71,9 +82,21 @@ describe('idempotency of prospect mutations (RELIABILITY B)', () => {
   it('B.11 a replay answers the stored result and never re-applies it (a later change survives)', async () => {
     const s = await setup();
     const item = (await s.c.save(s.clientId, s.list.list_id, { url: 'https://example.com/' })).body;
-    const won = await s.c.update(s.clientId, s.list.list_id, item.item_id, { status: 'won', notes: 'signed' }, 'b11-won');
+    const won = await s.c.update(
+      s.clientId,
+      s.list.list_id,
+      item.item_id,
+      { status: 'won', notes: 'signed' },
+      'b11-won',
+    );
     await s.c.update(s.clientId, s.list.list_id, item.item_id, { status: 'passed', notes: 'fell through' });
-    const replay = await s.c.update(s.clientId, s.list.list_id, item.item_id, { status: 'won', notes: 'signed' }, 'b11-won');
+    const replay = await s.c.update(
+      s.clientId,
+      s.list.list_id,
+      item.item_id,
+      { status: 'won', notes: 'signed' },
+      'b11-won',
+    );
     expect(replay.body).toEqual(won.body);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     const now = (await s.c.items(s.clientId, s.list.list_id)).body.data[0]!;
@@ -84,12 +107,23 @@ describe('idempotency of prospect mutations (RELIABILITY B)', () => {
   it('B.11 over MCP: the same idempotency_key returns the same list and item', async () => {
     const s = await setup();
     const mcp = await connectHttpClient(t.url, s.key);
-    const call = async (name: string, args: Record<string, unknown>) => structured<Any>(await mcp.client.callTool({ name, arguments: args }));
+    const call = async (name: string, args: Record<string, unknown>) =>
+      structured<Any>(await mcp.client.callTool({ name, arguments: args }));
     const a = await call('create_prospect_list', { client_id: s.clientId, name: 'M', idempotency_key: 'b11-mcp-list' });
     const b = await call('create_prospect_list', { client_id: s.clientId, name: 'M', idempotency_key: 'b11-mcp-list' });
     expect(b).toEqual(a);
-    const i1 = await call('save_prospect', { client_id: s.clientId, list_id: a.list_id, url: 'https://m.example.com/', idempotency_key: 'b11-mcp-item' });
-    const i2 = await call('save_prospect', { client_id: s.clientId, list_id: a.list_id, url: 'https://m.example.com/', idempotency_key: 'b11-mcp-item' });
+    const i1 = await call('save_prospect', {
+      client_id: s.clientId,
+      list_id: a.list_id,
+      url: 'https://m.example.com/',
+      idempotency_key: 'b11-mcp-item',
+    });
+    const i2 = await call('save_prospect', {
+      client_id: s.clientId,
+      list_id: a.list_id,
+      url: 'https://m.example.com/',
+      idempotency_key: 'b11-mcp-item',
+    });
     expect(i2).toEqual(i1);
     expect(footprint(t, s.orgId)).toMatchObject({ lists: 2, items: 1 });
     await mcp.close();
@@ -99,8 +133,18 @@ describe('idempotency of prospect mutations (RELIABILITY B)', () => {
     const s = await setup();
     const path = itemsPath(s.clientId, s.list.list_id);
     const headers = { authorization: `Bearer ${s.key}`, 'content-type': 'application/json', 'idempotency-key': 'b12' };
-    const a = await rawRequest('POST', path, headers, '{"url":"https://example.com/","status":"contacted","notes":"hi"}');
-    const b = await rawRequest('POST', path, headers, '{\n  "notes" : "hi",\n\t"status":"contacted",   "url" : "https://example.com/"\n}\n');
+    const a = await rawRequest(
+      'POST',
+      path,
+      headers,
+      '{"url":"https://example.com/","status":"contacted","notes":"hi"}',
+    );
+    const b = await rawRequest(
+      'POST',
+      path,
+      headers,
+      '{\n  "notes" : "hi",\n\t"status":"contacted",   "url" : "https://example.com/"\n}\n',
+    );
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.body).toEqual(a.body);
     expect(footprint(t, s.orgId)).toMatchObject({ items: 1, keys: 2 });
@@ -132,11 +176,17 @@ describe('idempotency of prospect mutations (RELIABILITY B)', () => {
 
   it('B.15 20 concurrent identical requests with one key: one execution, the others replay', async () => {
     const s = await setup();
-    const saves = await Promise.all(Array.from({ length: 20 }, () => s.c.save(s.clientId, s.list.list_id, { url: 'https://burst.example.com/' }, 'b15-save')));
+    const saves = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        s.c.save(s.clientId, s.list.list_id, { url: 'https://burst.example.com/' }, 'b15-save'),
+      ),
+    );
     expect(saves.every((r) => r.status === 201)).toBe(true);
     expect(saves.filter((r) => r.headers.get('idempotent-replayed') === null)).toHaveLength(1);
     expect(new Set(saves.map((r) => r.body.item_id)).size).toBe(1);
-    const lists = await Promise.all(Array.from({ length: 20 }, () => s.c.createList(s.clientId, { name: 'Burst' }, 'b15-list')));
+    const lists = await Promise.all(
+      Array.from({ length: 20 }, () => s.c.createList(s.clientId, { name: 'Burst' }, 'b15-list')),
+    );
     expect(lists.filter((r) => r.headers.get('idempotent-replayed') === null)).toHaveLength(1);
     expect(new Set(lists.map((r) => r.body.list_id)).size).toBe(1);
     expect(footprint(t, s.orgId)).toEqual({ lists: 2, items: 1, keys: 3 });
@@ -171,12 +221,22 @@ describe('idempotency of prospect mutations (RELIABILITY B)', () => {
       expect([r.status, r.body.error.code], JSON.stringify(bad)).toEqual([400, 'invalid_input']);
       expect(r.body.error.details?.fields).toEqual([expect.objectContaining({ path: 'Idempotency-Key' })]);
     }
-    for (const pair of [['k1', 'k2'], ['k1', 'k1']]) {
-      const r = await rawRequest('POST', listsPath(s.clientId), { authorization: `Bearer ${s.key}`, 'content-type': 'application/json', 'idempotency-key': pair }, '{"name":"x"}');
+    for (const pair of [
+      ['k1', 'k2'],
+      ['k1', 'k1'],
+    ]) {
+      const r = await rawRequest(
+        'POST',
+        listsPath(s.clientId),
+        { authorization: `Bearer ${s.key}`, 'content-type': 'application/json', 'idempotency-key': pair },
+        '{"name":"x"}',
+      );
       expect([r.status, r.body.error.code], pair.join()).toEqual([400, 'invalid_input']);
     }
     expect(footprint(t, s.orgId)).toEqual(before);
-    expect((await s.c.save(s.clientId, s.list.list_id, { url: 'https://a.example.com/' }, 'y'.repeat(255))).status).toBe(201);
+    expect(
+      (await s.c.save(s.clientId, s.list.list_id, { url: 'https://a.example.com/' }, 'y'.repeat(255))).status,
+    ).toBe(201);
   });
 
   it('B.19 the structured-field string "abc-123" and the bare abc-123 are the same key', async () => {
@@ -188,7 +248,7 @@ describe('idempotency of prospect mutations (RELIABILITY B)', () => {
     expect(b.body.item_id).toBe(a.body.item_id);
   });
 
-  it('B.20 the same key in another organisation is processed independently; B never sees A\'s stored body', async () => {
+  it("B.20 the same key in another organisation is processed independently; B never sees A's stored body", async () => {
     const a = await setup();
     const b = await setup();
     const ra = await a.c.createList(a.clientId, { name: 'secret-of-a' }, 'shared');
@@ -207,7 +267,12 @@ describe('idempotency of prospect mutations (RELIABILITY B)', () => {
     const s = await setup();
     const bad = await s.c.save(s.clientId, s.list.list_id, { url: 'http://192.168.1.1/' }, 'b21');
     expect(bad.status).toBe(400);
-    const wrongList = await s.c.save(s.clientId, '00000000-0000-4000-8000-000000000000', { url: 'https://ok.example.com/' }, 'b21');
+    const wrongList = await s.c.save(
+      s.clientId,
+      '00000000-0000-4000-8000-000000000000',
+      { url: 'https://ok.example.com/' },
+      'b21',
+    );
     expect(wrongList.status).toBe(404);
     const conflict = await s.c.deleteList(s.clientId, s.list.list_id, 'wrong name', 'b21-del');
     expect(conflict.status).toBe(409);
@@ -221,12 +286,20 @@ describe('idempotency of prospect mutations (RELIABILITY B)', () => {
   it('B.22 a first attempt refused by the rate limit or as unauthorised is not stored; the later call is processed', async () => {
     const s = await setup('starter');
     const expired = await t.key(s.orgId, SCOPES, t.clock.now() - 1);
-    const denied = await t.request<Any>('POST', itemsPath(s.clientId, s.list.list_id), { key: expired.apiKey, body: { url: 'https://a.example.com/' }, headers: { 'idempotency-key': 'b22-auth' } });
+    const denied = await t.request<Any>('POST', itemsPath(s.clientId, s.list.list_id), {
+      key: expired.apiKey,
+      body: { url: 'https://a.example.com/' },
+      headers: { 'idempotency-key': 'b22-auth' },
+    });
     expect(denied.status).toBe(401);
     // Use up the starter key's 30 requests per minute without moving the clock.
     let limited = await t.request<Any>('GET', listsPath(s.clientId), { key: s.key });
     while (limited.status !== 429) limited = await t.request<Any>('GET', listsPath(s.clientId), { key: s.key });
-    const refused = await t.request<Any>('POST', itemsPath(s.clientId, s.list.list_id), { key: s.key, body: { url: 'https://a.example.com/' }, headers: { 'idempotency-key': 'b22-rate' } });
+    const refused = await t.request<Any>('POST', itemsPath(s.clientId, s.list.list_id), {
+      key: s.key,
+      body: { url: 'https://a.example.com/' },
+      headers: { 'idempotency-key': 'b22-rate' },
+    });
     expect([refused.status, refused.body.error.code]).toEqual([429, 'rate_limit_exceeded']);
     expect(footprint(t, s.orgId)).toMatchObject({ items: 0, keys: 1 });
     t.clock.advance(60_000);

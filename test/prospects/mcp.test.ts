@@ -6,7 +6,15 @@ import { caller, footprint, type Any } from './fixture.ts';
 
 /** The seven prospect tools over MCP Streamable HTTP: metadata, every tool's success and its errors. */
 
-const TOOLS = ['list_prospect_lists', 'create_prospect_list', 'list_prospects', 'save_prospect', 'update_prospect', 'delete_prospect', 'delete_prospect_list'];
+const TOOLS = [
+  'list_prospect_lists',
+  'create_prospect_list',
+  'list_prospects',
+  'save_prospect',
+  'update_prospect',
+  'delete_prospect',
+  'delete_prospect_list',
+];
 
 let t: TestApp;
 beforeAll(async () => {
@@ -26,7 +34,11 @@ async function session(scopes?: string[]) {
   const tool = async (name: string, args: Record<string, unknown>) => {
     const res = await mcp.client.callTool({ name, arguments: args });
     t.clock.advance(1_000);
-    return { isError: res.isError === true, body: structured<Any>(res), text: (res.content as { text: string }[])[0]?.text ?? '' };
+    return {
+      isError: res.isError === true,
+      body: structured<Any>(res),
+      text: (res.content as { text: string }[])[0]?.text ?? '',
+    };
   };
   return { ...tenant, key, mcp, tool };
 }
@@ -56,8 +68,18 @@ describe('prospect tools: metadata', () => {
       expect(required.includes('idempotency_key'), name).toBe(!read);
       expect(required, name).toContain('client_id');
     }
-    expect((byName.get('save_prospect')!.inputSchema as { required: string[] }).required.sort()).toEqual(['client_id', 'idempotency_key', 'list_id', 'url']);
-    expect((byName.get('delete_prospect_list')!.inputSchema as { required: string[] }).required.sort()).toEqual(['client_id', 'idempotency_key', 'list_id', 'name']);
+    expect((byName.get('save_prospect')!.inputSchema as { required: string[] }).required.sort()).toEqual([
+      'client_id',
+      'idempotency_key',
+      'list_id',
+      'url',
+    ]);
+    expect((byName.get('delete_prospect_list')!.inputSchema as { required: string[] }).required.sort()).toEqual([
+      'client_id',
+      'idempotency_key',
+      'list_id',
+      'name',
+    ]);
   });
 });
 
@@ -65,41 +87,110 @@ describe('prospect tools: a whole workflow', () => {
   it('creates, saves, de-duplicates, lists, updates and deletes through the tools', async () => {
     const s = await session();
     const createKey = idem();
-    const created = await s.tool('create_prospect_list', { client_id: s.clientId, name: 'Broken links', opportunity_type: 'broken_link', idempotency_key: createKey });
+    const created = await s.tool('create_prospect_list', {
+      client_id: s.clientId,
+      name: 'Broken links',
+      opportunity_type: 'broken_link',
+      idempotency_key: createKey,
+    });
     expect(created.isError).toBe(false);
-    expect(created.body).toMatchObject({ name: 'Broken links', item_count: 0, status_breakdown: { identified: 0, contacted: 0, in_discussion: 0, won: 0, passed: 0 } });
+    expect(created.body).toMatchObject({
+      name: 'Broken links',
+      item_count: 0,
+      status_breakdown: { identified: 0, contacted: 0, in_discussion: 0, won: 0, passed: 0 },
+    });
     expect(created.text).toContain('Create a prospect list');
     const listId = created.body.list_id;
-    const replay = await s.tool('create_prospect_list', { client_id: s.clientId, name: 'Broken links', opportunity_type: 'broken_link', idempotency_key: createKey });
+    const replay = await s.tool('create_prospect_list', {
+      client_id: s.clientId,
+      name: 'Broken links',
+      opportunity_type: 'broken_link',
+      idempotency_key: createKey,
+    });
     expect(replay.body).toEqual(created.body);
 
-    const saved = await s.tool('save_prospect', { client_id: s.clientId, list_id: listId, url: 'https://WWW.Example.com/resources/?utm_campaign=x', target_name: 'Example', idempotency_key: idem() });
+    const saved = await s.tool('save_prospect', {
+      client_id: s.clientId,
+      list_id: listId,
+      url: 'https://WWW.Example.com/resources/?utm_campaign=x',
+      target_name: 'Example',
+      idempotency_key: idem(),
+    });
     expect(saved.isError).toBe(false);
-    expect(saved.body).toMatchObject({ url: 'https://www.example.com/resources/', domain: 'example.com', opportunity_type: 'broken_link', status: 'identified', already_saved: false });
-    const dup = await s.tool('save_prospect', { client_id: s.clientId, list_id: listId, url: 'http://example.com/resources', notes: 'ignored', idempotency_key: idem() });
+    expect(saved.body).toMatchObject({
+      url: 'https://www.example.com/resources/',
+      domain: 'example.com',
+      opportunity_type: 'broken_link',
+      status: 'identified',
+      already_saved: false,
+    });
+    const dup = await s.tool('save_prospect', {
+      client_id: s.clientId,
+      list_id: listId,
+      url: 'http://example.com/resources',
+      notes: 'ignored',
+      idempotency_key: idem(),
+    });
     expect(dup.body).toMatchObject({ item_id: saved.body.item_id, notes: null, already_saved: true });
 
     const items = await s.tool('list_prospects', { client_id: s.clientId, list_id: listId });
     expect(items.body.data.map((i) => i.item_id)).toEqual([saved.body.item_id]);
     expect(items.body.pagination).toEqual({ limit: 20, offset: 0, total: 1, has_more: false });
 
-    const updated = await s.tool('update_prospect', { client_id: s.clientId, list_id: listId, item_id: saved.body.item_id, status: 'in_discussion', notes: 'Call booked', idempotency_key: idem() });
+    const updated = await s.tool('update_prospect', {
+      client_id: s.clientId,
+      list_id: listId,
+      item_id: saved.body.item_id,
+      status: 'in_discussion',
+      notes: 'Call booked',
+      idempotency_key: idem(),
+    });
     expect(updated.body).toMatchObject({ status: 'in_discussion', notes: 'Call booked' });
-    const cleared = await s.tool('update_prospect', { client_id: s.clientId, list_id: listId, item_id: saved.body.item_id, notes: null, idempotency_key: idem() });
+    const cleared = await s.tool('update_prospect', {
+      client_id: s.clientId,
+      list_id: listId,
+      item_id: saved.body.item_id,
+      notes: null,
+      idempotency_key: idem(),
+    });
     expect(cleared.body).toMatchObject({ status: 'in_discussion', notes: null });
 
     const lists = await s.tool('list_prospect_lists', { client_id: s.clientId, limit: 5 });
-    expect(lists.body.data[0]).toMatchObject({ list_id: listId, item_count: 1, status_breakdown: { in_discussion: 1, identified: 0 } });
+    expect(lists.body.data[0]).toMatchObject({
+      list_id: listId,
+      item_count: 1,
+      status_breakdown: { in_discussion: 1, identified: 0 },
+    });
 
-    const mismatch = await s.tool('delete_prospect', { client_id: s.clientId, list_id: listId, url: 'https://example.com/resources', idempotency_key: idem() });
+    const mismatch = await s.tool('delete_prospect', {
+      client_id: s.clientId,
+      list_id: listId,
+      url: 'https://example.com/resources',
+      idempotency_key: idem(),
+    });
     expect(mismatch.isError).toBe(true);
     expect(mismatch.body.error.code).toBe('confirmation_mismatch');
-    const deleted = await s.tool('delete_prospect', { client_id: s.clientId, list_id: listId, url: saved.body.url, idempotency_key: idem() });
+    const deleted = await s.tool('delete_prospect', {
+      client_id: s.clientId,
+      list_id: listId,
+      url: saved.body.url,
+      idempotency_key: idem(),
+    });
     expect(deleted.body).toEqual({ deleted: true, item_id: saved.body.item_id, list_id: listId, url: saved.body.url });
 
-    const wrongName = await s.tool('delete_prospect_list', { client_id: s.clientId, list_id: listId, name: 'broken links', idempotency_key: idem() });
+    const wrongName = await s.tool('delete_prospect_list', {
+      client_id: s.clientId,
+      list_id: listId,
+      name: 'broken links',
+      idempotency_key: idem(),
+    });
     expect([wrongName.isError, wrongName.body.error.code]).toEqual([true, 'confirmation_mismatch']);
-    const gone = await s.tool('delete_prospect_list', { client_id: s.clientId, list_id: listId, name: 'Broken links', idempotency_key: idem() });
+    const gone = await s.tool('delete_prospect_list', {
+      client_id: s.clientId,
+      list_id: listId,
+      name: 'Broken links',
+      idempotency_key: idem(),
+    });
     expect(gone.body).toEqual({ deleted: true, list_id: listId, name: 'Broken links', items_deleted: 0 });
     expect(footprint(t, s.orgId)).toMatchObject({ lists: 0, items: 0 });
     await s.mcp.close();
@@ -115,23 +206,59 @@ describe('prospect tools: errors match REST', () => {
     const missing = randomUUID();
     const cases: [string, Record<string, unknown>, string][] = [
       ['create_prospect_list', { client_id: s.clientId, name: 'no key' }, 'idempotency_key_required'],
-      ['save_prospect', { client_id: s.clientId, list_id: list.list_id, url: 'https://x.example.com/' }, 'idempotency_key_required'],
-      ['update_prospect', { client_id: s.clientId, list_id: list.list_id, item_id: item.item_id, status: 'won' }, 'idempotency_key_required'],
+      [
+        'save_prospect',
+        { client_id: s.clientId, list_id: list.list_id, url: 'https://x.example.com/' },
+        'idempotency_key_required',
+      ],
+      [
+        'update_prospect',
+        { client_id: s.clientId, list_id: list.list_id, item_id: item.item_id, status: 'won' },
+        'idempotency_key_required',
+      ],
       ['delete_prospect', { client_id: s.clientId, list_id: list.list_id, url: item.url }, 'idempotency_key_required'],
       ['delete_prospect_list', { client_id: s.clientId, list_id: list.list_id, name: 'L' }, 'idempotency_key_required'],
       ['create_prospect_list', { client_id: s.clientId, name: '', idempotency_key: idem() }, 'invalid_input'],
-      ['save_prospect', { client_id: s.clientId, list_id: list.list_id, url: 'ftp://example.com/', idempotency_key: idem() }, 'invalid_input'],
-      ['update_prospect', { client_id: s.clientId, list_id: list.list_id, item_id: item.item_id, idempotency_key: idem() }, 'invalid_input'],
+      [
+        'save_prospect',
+        { client_id: s.clientId, list_id: list.list_id, url: 'ftp://example.com/', idempotency_key: idem() },
+        'invalid_input',
+      ],
+      [
+        'update_prospect',
+        { client_id: s.clientId, list_id: list.list_id, item_id: item.item_id, idempotency_key: idem() },
+        'invalid_input',
+      ],
       ['list_prospects', { client_id: s.clientId, list_id: list.list_id, status: 'ghosted' }, 'invalid_input'],
       ['list_prospect_lists', { client_id: s.clientId, limit: 101 }, 'invalid_input'],
       ['create_prospect_list', { client_id: s.clientId, name: 'x', idempotency_key: 'a b' }, 'invalid_input'],
       ['list_prospect_lists', { client_id: missing }, 'not_found'],
       ['list_prospects', { client_id: s.clientId, list_id: missing }, 'not_found'],
-      ['save_prospect', { client_id: s.clientId, list_id: missing, url: 'https://x.example.com/', idempotency_key: idem() }, 'not_found'],
-      ['update_prospect', { client_id: s.clientId, list_id: list.list_id, item_id: missing, notes: 'x', idempotency_key: idem() }, 'not_found'],
-      ['delete_prospect', { client_id: s.clientId, list_id: list.list_id, url: 'https://nothing.example.com/', idempotency_key: idem() }, 'not_found'],
-      ['delete_prospect', { client_id: s.clientId, list_id: list.list_id, url: 'http://example.com', idempotency_key: idem() }, 'confirmation_mismatch'],
-      ['delete_prospect_list', { client_id: s.clientId, list_id: list.list_id, name: 'l', idempotency_key: idem() }, 'confirmation_mismatch'],
+      [
+        'save_prospect',
+        { client_id: s.clientId, list_id: missing, url: 'https://x.example.com/', idempotency_key: idem() },
+        'not_found',
+      ],
+      [
+        'update_prospect',
+        { client_id: s.clientId, list_id: list.list_id, item_id: missing, notes: 'x', idempotency_key: idem() },
+        'not_found',
+      ],
+      [
+        'delete_prospect',
+        { client_id: s.clientId, list_id: list.list_id, url: 'https://nothing.example.com/', idempotency_key: idem() },
+        'not_found',
+      ],
+      [
+        'delete_prospect',
+        { client_id: s.clientId, list_id: list.list_id, url: 'http://example.com', idempotency_key: idem() },
+        'confirmation_mismatch',
+      ],
+      [
+        'delete_prospect_list',
+        { client_id: s.clientId, list_id: list.list_id, name: 'l', idempotency_key: idem() },
+        'confirmation_mismatch',
+      ],
     ];
     for (const [name, args, code] of cases) {
       const r = await s.tool(name, args);
@@ -149,7 +276,12 @@ describe('prospect tools: errors match REST', () => {
     }
     // Same body as REST for the same failure.
     const viaRest = await rest.save(s.clientId, list.list_id, { url: 'http://10.0.0.1/' });
-    const viaMcp = await s.tool('save_prospect', { client_id: s.clientId, list_id: list.list_id, url: 'http://10.0.0.1/', idempotency_key: idem() });
+    const viaMcp = await s.tool('save_prospect', {
+      client_id: s.clientId,
+      list_id: list.list_id,
+      url: 'http://10.0.0.1/',
+      idempotency_key: idem(),
+    });
     expect(viaMcp.body).toEqual(viaRest.body);
     expect(footprint(t, s.orgId)).toMatchObject({ lists: 2, items: 1 });
     await s.mcp.close();
@@ -170,18 +302,38 @@ describe('prospect tools: errors match REST', () => {
       ['delete_prospect_list', { name: 'L' }],
     ] as const) {
       const { list_id: _l, ...base } = args;
-      const res = await mcp.client.callTool({ name, arguments: { ...(name === 'create_prospect_list' ? base : args), ...extra } });
+      const res = await mcp.client.callTool({
+        name,
+        arguments: { ...(name === 'create_prospect_list' ? base : args), ...extra },
+      });
       expect(res.isError, name).toBe(true);
-      expect(structured<Any>(res).error).toMatchObject({ code: 'forbidden', details: { required_scope: 'prospector:write' } });
+      expect(structured<Any>(res).error).toMatchObject({
+        code: 'forbidden',
+        details: { required_scope: 'prospector:write' },
+      });
     }
-    const read = await mcp.client.callTool({ name: 'list_prospects', arguments: { client_id: owner.clientId, list_id: list.list_id } });
+    const read = await mcp.client.callTool({
+      name: 'list_prospects',
+      arguments: { client_id: owner.clientId, list_id: list.list_id },
+    });
     expect(read.isError).toBeFalsy();
     await mcp.close();
   });
 
   it('unknown argument names are a JSON-RPC invalid-params error', async () => {
     const s = await session();
-    await expect(s.mcp.client.callTool({ name: 'save_prospect', arguments: { client_id: s.clientId, list_id: randomUUID(), url: 'https://x.example.com/', idempotency_key: 'k', email: 'a@b.c' } })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      s.mcp.client.callTool({
+        name: 'save_prospect',
+        arguments: {
+          client_id: s.clientId,
+          list_id: randomUUID(),
+          url: 'https://x.example.com/',
+          idempotency_key: 'k',
+          email: 'a@b.c',
+        },
+      }),
+    ).rejects.toMatchObject({ code: -32602 });
     expect(footprint(t, s.orgId)).toMatchObject({ keys: 0 });
     await s.mcp.close();
   });

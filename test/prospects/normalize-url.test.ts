@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { isTrackingParam, normalizeEscapes, normalizeProspectUrl, normalizeQuery } from '../../src/engine/prospects/normalize-url.ts';
+import {
+  isTrackingParam,
+  normalizeEscapes,
+  normalizeProspectUrl,
+  normalizeQuery,
+} from '../../src/engine/prospects/normalize-url.ts';
 import { prepareProspectUrl } from '../../src/engine/prospects/service.ts';
 import { checkUrl } from '../../src/providers/web/safe-fetch.ts';
 
@@ -28,7 +33,13 @@ describe('prospect URL normalisation', () => {
   });
 
   it('F.64 scheme, www., a missing or trailing root slash and a fragment give one dedupe key', () => {
-    const variants = ['http://example.com', 'https://example.com/', 'https://www.example.com', 'https://example.com/#top', 'HTTP://WWW.EXAMPLE.COM:80/#'];
+    const variants = [
+      'http://example.com',
+      'https://example.com/',
+      'https://www.example.com',
+      'https://example.com/#top',
+      'HTTP://WWW.EXAMPLE.COM:80/#',
+    ];
     expect(new Set(variants.map(key))).toEqual(new Set(['example.com']));
     // The canonical URL keeps www. and the scheme as sent (they are what the caller saved); only the key drops them.
     expect(norm('https://www.example.com').canonical).toBe('https://www.example.com/');
@@ -49,14 +60,34 @@ describe('prospect URL normalisation', () => {
   });
 
   it('F.66 tracking parameters are dropped, others kept', () => {
-    expect(norm('https://example.com/?utm_source=x&utm_medium=y&gclid=1&fbclid=2&id=7').canonical).toBe('https://example.com/?id=7');
-    expect(norm('https://example.com/?msclkid=1&mc_eid=2&yclid=3&_ga=4&UTM_Campaign=5&utm_content=6').canonical).toBe('https://example.com/');
+    expect(norm('https://example.com/?utm_source=x&utm_medium=y&gclid=1&fbclid=2&id=7').canonical).toBe(
+      'https://example.com/?id=7',
+    );
+    expect(norm('https://example.com/?msclkid=1&mc_eid=2&yclid=3&_ga=4&UTM_Campaign=5&utm_content=6').canonical).toBe(
+      'https://example.com/',
+    );
     // Matched after decoding and case-insensitively; `ref` is content (e.g. git refs) and stays.
-    expect(norm('https://example.com/?%75tm_source=1&ref=main&q=a').canonical).toBe('https://example.com/?q=a&ref=main');
-    for (const name of ['utm_source', 'utm_anything', 'gclid', 'fbclid', 'msclkid', 'mc_eid', 'yclid', '_ga', 'mtm_campaign', 'pk_campaign', '_hsenc', 'mkt_tok']) {
+    expect(norm('https://example.com/?%75tm_source=1&ref=main&q=a').canonical).toBe(
+      'https://example.com/?q=a&ref=main',
+    );
+    for (const name of [
+      'utm_source',
+      'utm_anything',
+      'gclid',
+      'fbclid',
+      'msclkid',
+      'mc_eid',
+      'yclid',
+      '_ga',
+      'mtm_campaign',
+      'pk_campaign',
+      '_hsenc',
+      'mkt_tok',
+    ]) {
       expect(isTrackingParam(name), name).toBe(true);
     }
-    for (const name of ['id', 'ref', 'page', 'q', 'utm', 'source', 'gclid2']) expect(isTrackingParam(name), name).toBe(false);
+    for (const name of ['id', 'ref', 'page', 'q', 'utm', 'source', 'gclid2'])
+      expect(isTrackingParam(name), name).toBe(false);
     // Empty pairs and a bare `?` disappear; repeated names keep their relative order.
     expect(normalizeQuery('?&b=1&&a=2&a=1&')).toBe('a=2&a=1&b=1');
     expect(norm('https://example.com/?').canonical).toBe('https://example.com/');
@@ -85,13 +116,30 @@ describe('prospect URL normalisation', () => {
 
   it('F.70 surrounding whitespace is trimmed; control characters anywhere are refused', () => {
     expect(norm('  \t https://example.com/a \n').canonical).toBe('https://example.com/a');
-    for (const url of ['https://exa\nmple.com/', 'https://example.com/a\tb', 'https://example.com/a\r\nb', 'https://example.com/\u0000', 'https://example.com/\u007f', 'https://example.com/\u0085']) {
+    for (const url of [
+      'https://exa\nmple.com/',
+      'https://example.com/a\tb',
+      'https://example.com/a\r\nb',
+      'https://example.com/\u0000',
+      'https://example.com/\u007f',
+      'https://example.com/\u0085',
+    ]) {
       expect(reason(url), JSON.stringify(url)).toMatch(/control characters/);
     }
   });
 
   it('refuses what is not an absolute http(s) URL', () => {
-    for (const url of ['', '   ', 'example.com', '/relative', 'mailto:a@example.com', 'ftp://example.com/', 'javascript:alert(1)', 'https://', `https://example.com/${'a'.repeat(2048)}`]) {
+    for (const url of [
+      '',
+      '   ',
+      'example.com',
+      '/relative',
+      'mailto:a@example.com',
+      'ftp://example.com/',
+      'javascript:alert(1)',
+      'https://',
+      `https://example.com/${'a'.repeat(2048)}`,
+    ]) {
       expect(reason(url), url).not.toBeNull();
     }
   });
@@ -104,7 +152,13 @@ describe('prospect URL normalisation', () => {
     }
     // Both forms are checked: a policy that refuses only the canonical form still refuses.
     const seen: string[] = [];
-    const r = prepareProspectUrl(' https://Example.com/a?utm_source=x ', (u) => (seen.push(u), u === 'https://example.com/a' ? { ok: false, reason: 'no' } : { ok: true, url: new URL(u) }));
+    const r = prepareProspectUrl(
+      ' https://Example.com/a?utm_source=x ',
+      (u) => (
+        seen.push(u),
+        u === 'https://example.com/a' ? { ok: false, reason: 'no' } : { ok: true, url: new URL(u) }
+      ),
+    );
     expect(r.ok).toBe(false);
     expect(seen).toEqual(['https://Example.com/a?utm_source=x', 'https://example.com/a']);
   });

@@ -89,11 +89,23 @@ describe('create_prospect_list (POST /clients/:client_id/prospect-lists)', () =>
   it('refuses a body that is not JSON, or not an object, with 400 invalid_input', async () => {
     const { clientId, key } = await setup();
     const headers = { 'idempotency-key': 'bad-json' };
-    const broken = await t.request<{ error: { code: string } }>('POST', listsPath(clientId), { key, rawBody: '{"name":', headers: { ...headers, 'content-type': 'application/json' } });
+    const broken = await t.request<{ error: { code: string } }>('POST', listsPath(clientId), {
+      key,
+      rawBody: '{"name":',
+      headers: { ...headers, 'content-type': 'application/json' },
+    });
     expect([broken.status, broken.body.error.code]).toEqual([400, 'invalid_input']);
-    const text = await t.request<{ error: { code: string } }>('POST', listsPath(clientId), { key, rawBody: 'name=x', headers: { ...headers, 'content-type': 'text/plain' } });
+    const text = await t.request<{ error: { code: string } }>('POST', listsPath(clientId), {
+      key,
+      rawBody: 'name=x',
+      headers: { ...headers, 'content-type': 'text/plain' },
+    });
     expect([text.status, text.body.error.code]).toEqual([400, 'invalid_input']);
-    const array = await t.request<{ error: { code: string } }>('POST', listsPath(clientId), { key, body: [{ name: 'x' }], headers });
+    const array = await t.request<{ error: { code: string } }>('POST', listsPath(clientId), {
+      key,
+      body: [{ name: 'x' }],
+      headers,
+    });
     expect([array.status, array.body.error.code]).toEqual([400, 'invalid_input']);
   });
 });
@@ -117,7 +129,7 @@ describe('list_prospect_lists (GET /clients/:client_id/prospect-lists)', () => {
     expect(b.list_id).toBe(r.body.data[2]!.list_id);
   });
 
-  it('pages with limit and offset (at most 100; 101 is a 400); another client\'s lists are not listed', async () => {
+  it("pages with limit and offset (at most 100; 101 is a 400); another client's lists are not listed", async () => {
     const { orgId, clientId, c } = await setup();
     const other = await t.client(orgId);
     for (let i = 0; i < 5; i++) await newList(c, clientId, { name: `L${i}` });
@@ -128,7 +140,13 @@ describe('list_prospect_lists (GET /clients/:client_id/prospect-lists)', () => {
     const last = await c.lists(clientId, { limit: 2, offset: 4 });
     expect(last.body.pagination).toEqual({ limit: 2, offset: 4, total: 5, has_more: false });
     expect((await c.lists(clientId, { limit: 100 })).status).toBe(200);
-    const badQueries: Record<string, string | number>[] = [{ limit: 101 }, { limit: 0 }, { offset: -1 }, { limit: 'x' }, { sort: 'name' }];
+    const badQueries: Record<string, string | number>[] = [
+      { limit: 101 },
+      { limit: 0 },
+      { offset: -1 },
+      { limit: 'x' },
+      { sort: 'name' },
+    ];
     for (const query of badQueries) {
       const bad = await c.lists(clientId, query);
       expect(bad.status, JSON.stringify(query)).toBe(400);
@@ -138,10 +156,14 @@ describe('list_prospect_lists (GET /clients/:client_id/prospect-lists)', () => {
 });
 
 describe('save_prospect (POST …/prospect-lists/:list_id/items)', () => {
-  it('saves a new item: 201 with the canonical url, defaults and the list\'s opportunity type; the list moves', async () => {
+  it("saves a new item: 201 with the canonical url, defaults and the list's opportunity type; the list moves", async () => {
     const { clientId, c } = await setup();
     const list = await newList(c, clientId, { name: 'Guest', opportunity_type: 'guest_post' });
-    const r = await c.save(clientId, list.list_id, { url: ' HTTPS://WWW.Example.COM:443/Write-For-Us/?utm_source=x#form ', target_name: 'Example Blog', contact_path: 'editor via /contact' });
+    const r = await c.save(clientId, list.list_id, {
+      url: ' HTTPS://WWW.Example.COM:443/Write-For-Us/?utm_source=x#form ',
+      target_name: 'Example Blog',
+      contact_path: 'editor via /contact',
+    });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
       item_id: expect.stringMatching(UUID),
@@ -158,18 +180,42 @@ describe('save_prospect (POST …/prospect-lists/:list_id/items)', () => {
       updated_at: expect.stringMatching(ISO),
       already_saved: false,
     });
-    const explicit = await c.save(clientId, list.list_id, { url: 'https://other.example.org/', opportunity_type: null, status: 'contacted', notes: 'line one\nline two' });
-    expect(explicit.body).toMatchObject({ opportunity_type: null, status: 'contacted', notes: 'line one\nline two', target_name: null, contact_path: null });
+    const explicit = await c.save(clientId, list.list_id, {
+      url: 'https://other.example.org/',
+      opportunity_type: null,
+      status: 'contacted',
+      notes: 'line one\nline two',
+    });
+    expect(explicit.body).toMatchObject({
+      opportunity_type: null,
+      status: 'contacted',
+      notes: 'line one\nline two',
+      target_name: null,
+      contact_path: null,
+    });
     const lists = await c.lists(clientId);
-    expect(lists.body.data[0]).toMatchObject({ item_count: 2, status_breakdown: { ...ZEROS, identified: 1, contacted: 1 }, updated_at: explicit.body.created_at });
+    expect(lists.body.data[0]).toMatchObject({
+      item_count: 2,
+      status_breakdown: { ...ZEROS, identified: 1, contacted: 1 },
+      updated_at: explicit.body.created_at,
+    });
   });
 
   it('a canonical variant already in the list: 200 with the existing item, unchanged, and the list does not move', async () => {
     const { orgId, clientId, c } = await setup();
     const list = await newList(c, clientId);
-    const first = await c.save(clientId, list.list_id, { url: 'https://example.com/page', notes: 'original', status: 'won' });
+    const first = await c.save(clientId, list.list_id, {
+      url: 'https://example.com/page',
+      notes: 'original',
+      status: 'won',
+    });
     const before = (await c.lists(clientId)).body.data[0]!;
-    const again = await c.save(clientId, list.list_id, { url: 'http://www.example.com/page/#x', notes: 'overwrite?', status: 'passed', target_name: 'New name' });
+    const again = await c.save(clientId, list.list_id, {
+      url: 'http://www.example.com/page/#x',
+      notes: 'overwrite?',
+      status: 'passed',
+      target_name: 'New name',
+    });
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     const { already_saved: _a, ...firstItem } = first.body;
@@ -213,13 +259,17 @@ describe('list_prospects (GET …/prospect-lists/:list_id/items)', () => {
     const { clientId, c } = await setup();
     const list = await newList(c, clientId);
     const statuses = ['identified', 'won', 'identified', 'passed', 'identified'];
-    for (const [i, status] of statuses.entries()) await c.save(clientId, list.list_id, { url: `https://site${i}.example.com/`, status });
+    for (const [i, status] of statuses.entries())
+      await c.save(clientId, list.list_id, { url: `https://site${i}.example.com/`, status });
     const all = await c.items(clientId, list.list_id);
     expect(all.status).toBe(200);
     expect(all.body.data.map((i) => i.url)).toEqual([4, 3, 2, 1, 0].map((i) => `https://site${i}.example.com/`));
     expect(all.body.pagination).toEqual({ limit: 20, offset: 0, total: 5, has_more: false });
     const identified = await c.items(clientId, list.list_id, { status: 'identified', limit: 2 });
-    expect(identified.body.data.map((i) => i.url)).toEqual(['https://site4.example.com/', 'https://site2.example.com/']);
+    expect(identified.body.data.map((i) => i.url)).toEqual([
+      'https://site4.example.com/',
+      'https://site2.example.com/',
+    ]);
     expect(identified.body.pagination).toEqual({ limit: 2, offset: 0, total: 3, has_more: true });
     const contacted = await c.items(clientId, list.list_id, { status: 'contacted' });
     expect(contacted.body).toEqual({ data: [], pagination: { limit: 20, offset: 0, total: 0, has_more: false } });
@@ -232,7 +282,7 @@ describe('list_prospects (GET …/prospect-lists/:list_id/items)', () => {
 });
 
 describe('update_prospect (PATCH …/items/:item_id)', () => {
-  it('moves status between any two values, keeping the counters exact, and moves the list\'s updated_at', async () => {
+  it("moves status between any two values, keeping the counters exact, and moves the list's updated_at", async () => {
     const { clientId, c } = await setup();
     const list = await newList(c, clientId);
     const item = (await c.save(clientId, list.list_id, { url: 'https://example.com/' })).body;
@@ -259,7 +309,9 @@ describe('update_prospect (PATCH …/items/:item_id)', () => {
   it('sets notes, clears them with notes: null, and leaves status alone when only notes are sent', async () => {
     const { clientId, c } = await setup();
     const list = await newList(c, clientId);
-    const item = (await c.save(clientId, list.list_id, { url: 'https://example.com/', status: 'contacted', notes: 'first' })).body;
+    const item = (
+      await c.save(clientId, list.list_id, { url: 'https://example.com/', status: 'contacted', notes: 'first' })
+    ).body;
     const set = await c.update(clientId, list.list_id, item.item_id, { notes: 'Replied; wants a draft by Friday.' });
     expect(set.body).toMatchObject({ status: 'contacted', notes: 'Replied; wants a draft by Friday.' });
     expect(set.body.updated_at > item.updated_at).toBe(true);
@@ -290,7 +342,9 @@ describe('update_prospect (PATCH …/items/:item_id)', () => {
     const keysBefore = footprint(t, orgId).keys;
     const empty = await c.update(clientId, list.list_id, item.item_id, {});
     expect([empty.status, empty.body.error.code]).toEqual([400, 'invalid_input']);
-    expect(empty.body.error.details?.fields).toEqual([{ path: '(body)', message: 'Send at least one of status or notes.' }]);
+    expect(empty.body.error.details?.fields).toEqual([
+      { path: '(body)', message: 'Send at least one of status or notes.' },
+    ]);
     for (const body of [{ status: 'ghosted' }, { notes: 5 }, { status: null }, { url: 'https://x.example/' }]) {
       const r = await c.update(clientId, list.list_id, item.item_id, body);
       expect([r.status, r.body.error.code], JSON.stringify(body)).toEqual([400, 'invalid_input']);
@@ -305,10 +359,16 @@ describe('delete_prospect (DELETE …/items with {url})', () => {
   it('deletes by the exact saved url; a canonical variant is 409 confirmation_mismatch; no match is 404', async () => {
     const { orgId, clientId, c } = await setup();
     const list = await newList(c, clientId);
-    const item = (await c.save(clientId, list.list_id, { url: 'https://www.example.com/path/?b=2&a=1', status: 'won' })).body;
+    const item = (await c.save(clientId, list.list_id, { url: 'https://www.example.com/path/?b=2&a=1', status: 'won' }))
+      .body;
     const keep = (await c.save(clientId, list.list_id, { url: 'https://keep.example.com/' })).body;
     expect(item.url).toBe('https://www.example.com/path/?a=1&b=2');
-    for (const variant of ['https://example.com/path?a=1&b=2', 'https://www.example.com/path/?b=2&a=1', ' https://www.example.com/path/?a=1&b=2', 'HTTPS://www.example.com/path/?a=1&b=2']) {
+    for (const variant of [
+      'https://example.com/path?a=1&b=2',
+      'https://www.example.com/path/?b=2&a=1',
+      ' https://www.example.com/path/?a=1&b=2',
+      'HTTPS://www.example.com/path/?a=1&b=2',
+    ]) {
       const r = await c.deleteItem(clientId, list.list_id, variant);
       expect([r.status, r.body.error.code], variant).toEqual([409, 'confirmation_mismatch']);
       expect(r.body.error.details).toEqual({ field: 'url' });
@@ -341,7 +401,8 @@ describe('delete_prospect_list (DELETE …/prospect-lists/:list_id with {name})'
     const { orgId, clientId, c } = await setup();
     const list = await newList(c, clientId, { name: 'Q3 outreach' });
     const other = await newList(c, clientId, { name: 'Other' });
-    for (const u of ['https://a.example.com/', 'https://b.example.com/']) await c.save(clientId, list.list_id, { url: u });
+    for (const u of ['https://a.example.com/', 'https://b.example.com/'])
+      await c.save(clientId, list.list_id, { url: u });
     await c.save(clientId, other.list_id, { url: 'https://a.example.com/' });
     for (const wrong of ['q3 outreach', 'Q3 outreach ', ' Q3 outreach', 'Q3', 'Other']) {
       const r = await c.deleteList(clientId, list.list_id, wrong);
@@ -363,6 +424,8 @@ describe('delete_prospect_list (DELETE …/prospect-lists/:list_id with {name})'
     // The other list, its item and the client are untouched.
     expect((await c.items(clientId, other.list_id)).body.data).toHaveLength(1);
     expect((await c.lists(clientId)).body.data.map((l) => l.list_id)).toEqual([other.list_id]);
-    expect(await t.db.selectFrom('clients').select('id').where('id', '=', clientId).executeTakeFirst()).toEqual({ id: clientId });
+    expect(await t.db.selectFrom('clients').select('id').where('id', '=', clientId).executeTakeFirst()).toEqual({
+      id: clientId,
+    });
   });
 });

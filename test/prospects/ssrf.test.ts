@@ -47,7 +47,10 @@ describe('SSRF-unsafe URLs through save_prospect (RELIABILITY E)', () => {
         const r = await c.save(s.clientId, s.listId, { url });
         expect([r.status, r.body.error?.code], url).toEqual([400, 'invalid_input']);
         expect(r.body.error.details?.fields, url).toEqual([{ path: 'url', message: expect.any(String) }]);
-        const res = await mcp.client.callTool({ name: 'save_prospect', arguments: { client_id: s.clientId, list_id: s.listId, url, idempotency_key: `ssrf-${id}` } });
+        const res = await mcp.client.callTool({
+          name: 'save_prospect',
+          arguments: { client_id: s.clientId, list_id: s.listId, url, idempotency_key: `ssrf-${id}` },
+        });
         t.clock.advance(1_000);
         expect(res.isError, url).toBe(true);
         expect(structured<Any>(res)).toEqual(r.body);

@@ -49,7 +49,11 @@ describe('scopes and subscription', () => {
     expect((await writer.save(clientId, list.list_id, { url: 'https://w.example.com/' })).status).toBe(201);
     const other = caller(t, (await t.key(orgId, ['reporter:read', 'optimize:run'])).apiKey);
     const denied = await other.lists(clientId);
-    expect([denied.status, denied.body.error.code, denied.body.error.details?.required_scope]).toEqual([403, 'forbidden', 'prospector:read']);
+    expect([denied.status, denied.body.error.code, denied.body.error.details?.required_scope]).toEqual([
+      403,
+      'forbidden',
+      'prospector:read',
+    ]);
     expect(footprint(t, orgId)).toMatchObject({ lists: 1, items: 2 });
   });
 
@@ -72,21 +76,54 @@ describe('tenancy (RELIABILITY A.6, A.7)', () => {
     const mine = await setup();
     const theirs = await setup();
     const theirList = await newList(theirs.c, theirs.clientId, { name: 'Theirs' });
-    const theirItem = (await theirs.c.save(theirs.clientId, theirList.list_id, { url: 'https://theirs.example.com/' })).body;
+    const theirItem = (await theirs.c.save(theirs.clientId, theirList.list_id, { url: 'https://theirs.example.com/' }))
+      .body;
     const myList = await newList(mine.c, mine.clientId, { name: 'Mine' });
     const myItem = (await mine.c.save(mine.clientId, myList.list_id, { url: 'https://mine.example.com/' })).body;
     const c = mine.c;
     const missing = randomUUID();
     const pairs: [string, () => ReturnType<Caller['call']>, () => ReturnType<Caller['call']>][] = [
       ['lists of foreign client', () => c.lists(theirs.clientId), () => c.lists(missing)],
-      ['create in foreign client', () => c.createList(theirs.clientId, { name: 'x' }), () => c.createList(missing, { name: 'x' })],
-      ['items of foreign list (own client)', () => c.items(mine.clientId, theirList.list_id), () => c.items(mine.clientId, missing)],
-      ['items of foreign list (its client)', () => c.items(theirs.clientId, theirList.list_id), () => c.items(missing, theirList.list_id)],
-      ['save into foreign list', () => c.save(mine.clientId, theirList.list_id, { url: 'https://x.example.com/' }), () => c.save(mine.clientId, missing, { url: 'https://x.example.com/' })],
-      ['update foreign item in own list', () => c.update(mine.clientId, myList.list_id, theirItem.item_id, { status: 'won' }), () => c.update(mine.clientId, myList.list_id, missing, { status: 'won' })],
-      ['update foreign item in its list', () => c.update(mine.clientId, theirList.list_id, theirItem.item_id, { status: 'won' }), () => c.update(mine.clientId, missing, theirItem.item_id, { status: 'won' })],
-      ['delete foreign item', () => c.deleteItem(mine.clientId, theirList.list_id, theirItem.url), () => c.deleteItem(mine.clientId, missing, theirItem.url)],
-      ['delete foreign list', () => c.deleteList(mine.clientId, theirList.list_id, 'Theirs'), () => c.deleteList(mine.clientId, missing, 'Theirs')],
+      [
+        'create in foreign client',
+        () => c.createList(theirs.clientId, { name: 'x' }),
+        () => c.createList(missing, { name: 'x' }),
+      ],
+      [
+        'items of foreign list (own client)',
+        () => c.items(mine.clientId, theirList.list_id),
+        () => c.items(mine.clientId, missing),
+      ],
+      [
+        'items of foreign list (its client)',
+        () => c.items(theirs.clientId, theirList.list_id),
+        () => c.items(missing, theirList.list_id),
+      ],
+      [
+        'save into foreign list',
+        () => c.save(mine.clientId, theirList.list_id, { url: 'https://x.example.com/' }),
+        () => c.save(mine.clientId, missing, { url: 'https://x.example.com/' }),
+      ],
+      [
+        'update foreign item in own list',
+        () => c.update(mine.clientId, myList.list_id, theirItem.item_id, { status: 'won' }),
+        () => c.update(mine.clientId, myList.list_id, missing, { status: 'won' }),
+      ],
+      [
+        'update foreign item in its list',
+        () => c.update(mine.clientId, theirList.list_id, theirItem.item_id, { status: 'won' }),
+        () => c.update(mine.clientId, missing, theirItem.item_id, { status: 'won' }),
+      ],
+      [
+        'delete foreign item',
+        () => c.deleteItem(mine.clientId, theirList.list_id, theirItem.url),
+        () => c.deleteItem(mine.clientId, missing, theirItem.url),
+      ],
+      [
+        'delete foreign list',
+        () => c.deleteList(mine.clientId, theirList.list_id, 'Theirs'),
+        () => c.deleteList(mine.clientId, missing, 'Theirs'),
+      ],
     ];
     for (const [label, foreign, absent] of pairs) {
       const a = await foreign();
@@ -102,7 +139,9 @@ describe('tenancy (RELIABILITY A.6, A.7)', () => {
     const crossItem = await c.update(sibling.id, myList.list_id, myItem.item_id, { status: 'won' });
     expect(crossItem.status).toBe(404);
     // Nothing of theirs changed, nothing of mine was created.
-    expect((await theirs.c.items(theirs.clientId, theirList.list_id)).body.data).toEqual([expect.objectContaining({ item_id: theirItem.item_id, status: 'identified' })]);
+    expect((await theirs.c.items(theirs.clientId, theirList.list_id)).body.data).toEqual([
+      expect.objectContaining({ item_id: theirItem.item_id, status: 'identified' }),
+    ]);
     expect(footprint(t, mine.orgId)).toMatchObject({ lists: 1, items: 1 });
     expect(footprint(t, theirs.orgId)).toMatchObject({ lists: 1, items: 1 });
   });
@@ -125,15 +164,35 @@ describe('tenancy (RELIABILITY A.6, A.7)', () => {
 
 describe('routes and OpenAPI', () => {
   it('documents the seven routes with their scopes and the Idempotency-Key requirement', async () => {
-    const r = await t.request<{ paths: Record<string, Record<string, { operationId: string; 'x-required-scope'?: string; parameters: { name: string; required: boolean }[] }>> }>('GET', '/openapi.json');
-    const ops = Object.values(r.body.paths).flatMap((p) => Object.values(p)).filter((o) => o['x-required-scope']?.startsWith('prospector:'));
-    expect(ops.map((o) => o.operationId).sort()).toEqual(['create_prospect_list', 'delete_prospect', 'delete_prospect_list', 'list_prospect_lists', 'list_prospects', 'save_prospect', 'update_prospect']);
+    const r = await t.request<{
+      paths: Record<
+        string,
+        Record<
+          string,
+          { operationId: string; 'x-required-scope'?: string; parameters: { name: string; required: boolean }[] }
+        >
+      >;
+    }>('GET', '/openapi.json');
+    const ops = Object.values(r.body.paths)
+      .flatMap((p) => Object.values(p))
+      .filter((o) => o['x-required-scope']?.startsWith('prospector:'));
+    expect(ops.map((o) => o.operationId).sort()).toEqual([
+      'create_prospect_list',
+      'delete_prospect',
+      'delete_prospect_list',
+      'list_prospect_lists',
+      'list_prospects',
+      'save_prospect',
+      'update_prospect',
+    ]);
     for (const o of ops) {
       const idem = o.parameters.find((p) => p.name === 'Idempotency-Key');
       if (o.operationId.startsWith('list_')) expect(idem).toBeUndefined();
       else expect(idem?.required, o.operationId).toBe(true);
     }
-    expect(r.body.paths['/api/agent/v1/clients/{client_id}/prospect-lists/{list_id}/items/{item_id}']?.patch?.operationId).toBe('update_prospect');
+    expect(
+      r.body.paths['/api/agent/v1/clients/{client_id}/prospect-lists/{list_id}/items/{item_id}']?.patch?.operationId,
+    ).toBe('update_prospect');
     expect(itemPath('a', 'b', 'c')).toBe('/clients/a/prospect-lists/b/items/c');
   });
 });

@@ -31,7 +31,15 @@ const BASE: ProviderSettings = {
 const archiveSearch: SearchProvider = {
   name: 'archive',
   platforms: ['organic'],
-  search: async (query, o) => ({ provider: 'archive', platform: o.platform, query, location: null, language: null, fetchedAt: 'x', results: [] }),
+  search: async (query, o) => ({
+    provider: 'archive',
+    platform: o.platform,
+    query,
+    location: null,
+    language: null,
+    fetchedAt: 'x',
+    results: [],
+  }),
 };
 
 const deps = { archiveSearch, clock: fixedClock, http: { sleep: recordingSleep().sleep, maxAttempts: 2 } };
@@ -64,8 +72,12 @@ describe('provider registry: offline defaults', () => {
       "research platform 'youtube_search' needs SERP_PROVIDER=dataforseo or serpapi with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY)",
     );
     expect(yt.details).toMatchObject({ platforms: ['youtube_search'] });
-    expect(apiError(() => reg.researchProviderFor('chatgpt')).message).toBe("research platform 'chatgpt' needs OPENAI_API_KEY");
-    expect(apiError(() => reg.researchProviderFor('claude')).message).toBe("research platform 'claude' needs ANTHROPIC_API_KEY");
+    expect(apiError(() => reg.researchProviderFor('chatgpt')).message).toBe(
+      "research platform 'chatgpt' needs OPENAI_API_KEY",
+    );
+    expect(apiError(() => reg.researchProviderFor('claude')).message).toBe(
+      "research platform 'claude' needs ANTHROPIC_API_KEY",
+    );
   });
 
   it('checks a whole request before paid work, listing every missing platform', () => {
@@ -93,7 +105,10 @@ describe('provider registry: startup configuration errors', () => {
   });
 
   it('accepts an OpenAI-compatible server without a key (Ollama)', () => {
-    const reg = createProviderRegistry({ ...BASE, LLM_PROVIDER: 'openai', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'llama3.1' }, deps);
+    const reg = createProviderRegistry(
+      { ...BASE, LLM_PROVIDER: 'openai', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'llama3.1' },
+      deps,
+    );
     expect(reg.writer?.name).toBe('openai-compatible');
     // No key: no chatgpt engine, even though the writer exists.
     expect(reg.answerEngines.chatgpt).toBeUndefined();
@@ -107,7 +122,13 @@ describe('provider registry over loopback fakes', () => {
   let anthropic: FakeAnthropic;
   let pplx: FakePerplexity;
   beforeAll(async () => {
-    [dfs, serp, openai, anthropic, pplx] = await Promise.all([startFakeDataForSeo(), startFakeSerpApi(), startFakeOpenAi(), startFakeAnthropic(), startFakePerplexity()]);
+    [dfs, serp, openai, anthropic, pplx] = await Promise.all([
+      startFakeDataForSeo(),
+      startFakeSerpApi(),
+      startFakeOpenAi(),
+      startFakeAnthropic(),
+      startFakePerplexity(),
+    ]);
   });
   afterAll(() => Promise.all([dfs, serp, openai, anthropic, pplx].map((f) => f.close())));
 
@@ -124,7 +145,10 @@ describe('provider registry over loopback fakes', () => {
   });
 
   it('builds every platform from DataForSEO, OpenAI, Anthropic and Perplexity settings', async () => {
-    const reg = createProviderRegistry({ ...BASE, ...keys(), SERP_PROVIDER: 'dataforseo', LLM_PROVIDER: 'anthropic', PERPLEXITY_MODEL: 'sonar-pro' }, deps);
+    const reg = createProviderRegistry(
+      { ...BASE, ...keys(), SERP_PROVIDER: 'dataforseo', LLM_PROVIDER: 'anthropic', PERPLEXITY_MODEL: 'sonar-pro' },
+      deps,
+    );
     expect(reg.researchPlatforms).toEqual(['organic', 'google_video_pack', 'youtube_search', 'chatgpt', 'claude']);
     expect(Object.keys(reg.answerEngines).sort()).toEqual(['chatgpt', 'claude', 'google_ai_overview', 'perplexity']);
     expect(reg.writer?.name).toBe('anthropic');
@@ -135,7 +159,10 @@ describe('provider registry over loopback fakes', () => {
 
     const gpt = await reg.researchProviderFor('chatgpt').search('best crm', { platform: 'chatgpt' });
     expect(openai.bodies().at(-1)).toMatchObject({ model: 'gpt-4o-search-preview' });
-    expect(gpt.results.map((r) => r.url)).toEqual(['https://alpha.example/answer?utm_source=openai', 'https://beta.example/guide']);
+    expect(gpt.results.map((r) => r.url)).toEqual([
+      'https://alpha.example/answer?utm_source=openai',
+      'https://beta.example/guide',
+    ]);
 
     const claude = await reg.researchProviderFor('claude').search('best crm', { platform: 'claude' });
     expect(claude.results.map((r) => r.position)).toEqual([1, 2]);
@@ -152,7 +179,16 @@ describe('provider registry over loopback fakes', () => {
 
   it('uses SerpApi for SERP platforms and the OpenAI writer, and applies PROVIDER_TIMEOUT_MS', async () => {
     const reg = createProviderRegistry(
-      { ...BASE, SERP_PROVIDER: 'serpapi', SERPAPI_API_KEY: serp.apiKey, SERPAPI_BASE_URL: serp.baseUrl, LLM_PROVIDER: 'openai', OPENAI_API_KEY: openai.apiKey!, OPENAI_BASE_URL: openai.baseUrl, PROVIDER_TIMEOUT_MS: 100 },
+      {
+        ...BASE,
+        SERP_PROVIDER: 'serpapi',
+        SERPAPI_API_KEY: serp.apiKey,
+        SERPAPI_BASE_URL: serp.baseUrl,
+        LLM_PROVIDER: 'openai',
+        OPENAI_API_KEY: openai.apiKey!,
+        OPENAI_BASE_URL: openai.baseUrl,
+        PROVIDER_TIMEOUT_MS: 100,
+      },
       { ...deps, http: { sleep: recordingSleep().sleep, maxAttempts: 1 } },
     );
     expect(reg.researchPlatforms).toEqual(['organic', 'google_video_pack', 'youtube_search', 'chatgpt']);
@@ -162,6 +198,8 @@ describe('provider registry over loopback fakes', () => {
     expect((await reg.writer!.complete({ system: 's', prompt: 'p' })).text).toBe('Echo: p');
 
     serp.hangNext(1);
-    await expect(reg.researchProviderFor('organic').search('q', { platform: 'organic' })).rejects.toThrow(/timed out after 100 ms/);
+    await expect(reg.researchProviderFor('organic').search('q', { platform: 'organic' })).rejects.toThrow(
+      /timed out after 100 ms/,
+    );
   });
 });

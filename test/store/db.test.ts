@@ -2,7 +2,13 @@ import { copyFileSync, openSync, writeSync, closeSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { assertHealthyDatabase, immediate, openDatabase, readPragmas, type OpenedDatabase } from '../../src/store/db.ts';
+import {
+  assertHealthyDatabase,
+  immediate,
+  openDatabase,
+  readPragmas,
+  type OpenedDatabase,
+} from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { createApp } from '../../src/app.ts';
@@ -32,7 +38,11 @@ async function populatedFile(): Promise<string> {
   await migrateToLatest(opened.db);
   await immediate(opened.db, async (trx) => {
     for (let i = 0; i < 300; i++) {
-      await createOrganisation(trx, { name: `Organisation number ${i} with a longer name to fill pages`, plan: 'starter', subscription: 'active' }, 1_000 + i);
+      await createOrganisation(
+        trx,
+        { name: `Organisation number ${i} with a longer name to fill pages`, plan: 'starter', subscription: 'active' },
+        1_000 + i,
+      );
     }
   });
   await opened.close();
@@ -55,7 +65,13 @@ describe('SQLite store', () => {
     const opened = tracked(openDatabase(tmp.dbPath));
     await migrateToLatest(opened.db);
     const p = readPragmas(opened.raw);
-    expect(p).toEqual({ journal_mode: 'wal', synchronous: 2, foreign_keys: 1, busy_timeout: 5_000, integrity_check: 'ok' });
+    expect(p).toEqual({
+      journal_mode: 'wal',
+      synchronous: 2,
+      foreign_keys: 1,
+      busy_timeout: 5_000,
+      integrity_check: 'ok',
+    });
     expect(assertHealthyDatabase(opened.raw)).toEqual(p);
     const custom = tracked(openDatabase(`${tmp.dir}/other.db`, { busyTimeoutMs: 250 }));
     expect(readPragmas(custom.raw).busy_timeout).toBe(250);
@@ -96,9 +112,9 @@ describe('SQLite store', () => {
     }).toThrow(/integrity_check|malformed|not a database/);
 
     const logs = captureLogger();
-    await expect(createApp({ config: loadConfig({ AGENT_API_DB: copy, AGENT_API_LOG_LEVEL: 'silent' }), logger: logs.logger })).rejects.toThrow(
-      /integrity_check|malformed|not a database/,
-    );
+    await expect(
+      createApp({ config: loadConfig({ AGENT_API_DB: copy, AGENT_API_LOG_LEVEL: 'silent' }), logger: logs.logger }),
+    ).rejects.toThrow(/integrity_check|malformed|not a database/);
   });
 
   it('G.73 a file whose header is garbage is refused', async () => {
@@ -117,18 +133,30 @@ describe('SQLite store', () => {
     cleanups.push(tmp.cleanup);
     const { db } = tracked(openDatabase(tmp.dbPath));
     await migrateToLatest(db);
-    const count = async () => Number((await db.selectFrom('organisations').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('organisations')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     await immediate(db, async (trx) => {
       await createOrganisation(trx, { name: 'a', plan: 'starter', subscription: 'active' }, 1);
-      await immediate(trx, (inner) => createOrganisation(inner, { name: 'b', plan: 'starter', subscription: 'active' }, 2));
+      await immediate(trx, (inner) =>
+        createOrganisation(inner, { name: 'b', plan: 'starter', subscription: 'active' }, 2),
+      );
     });
     expect(await count()).toBe(2);
 
     await expect(
       immediate(db, async (trx) => {
         await createOrganisation(trx, { name: 'c', plan: 'starter', subscription: 'active' }, 3);
-        await immediate(trx, (inner) => createOrganisation(inner, { name: 'd', plan: 'starter', subscription: 'active' }, 4));
+        await immediate(trx, (inner) =>
+          createOrganisation(inner, { name: 'd', plan: 'starter', subscription: 'active' }, 4),
+        );
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
@@ -138,7 +166,10 @@ describe('SQLite store', () => {
   it('G.80 50 concurrent writers over REST plus a second connection writing in BEGIN IMMEDIATE: no SQLITE_BUSY reaches a client', async () => {
     const provider = await startBillableProvider();
     cleanups.push(provider.close);
-    const t = await startTestApp({ operations: [...OPERATIONS, ...widgetOperations()], pipelines: (e) => [widgetPipeline(e, () => provider.url)] });
+    const t = await startTestApp({
+      operations: [...OPERATIONS, ...widgetOperations()],
+      pipelines: (e) => [widgetPipeline(e, () => provider.url)],
+    });
     cleanups.push(t.close);
     const { orgId, clientId, key } = await t.tenant('agency');
     const side = await t.org('agency');
@@ -176,7 +207,16 @@ describe('SQLite store', () => {
       db.close();
       parentPort.postMessage({ done, errors });
     `,
-      { eval: true, workerData: { modulePath: createRequire(import.meta.url).resolve('better-sqlite3'), dbPath: t.dbPath, orgId: side.id, now: t.clock.now(), stop } },
+      {
+        eval: true,
+        workerData: {
+          modulePath: createRequire(import.meta.url).resolve('better-sqlite3'),
+          dbPath: t.dbPath,
+          orgId: side.id,
+          now: t.clock.now(),
+          stop,
+        },
+      },
     );
     const report = new Promise<{ done: number; errors: string[] }>((resolve, reject) => {
       worker.on('message', (m: { ready?: boolean; done?: number; errors?: string[] }) => {
@@ -187,7 +227,11 @@ describe('SQLite store', () => {
     await new Promise<void>((resolve) => worker.once('message', () => resolve()));
 
     const requests = Array.from({ length: 50 }, (_, i) =>
-      t.request('POST', '/widgets', { key, body: { client_id: clientId, label: `w${i}` }, headers: i % 2 ? { 'idempotency-key': `g80-${i}` } : {} }),
+      t.request('POST', '/widgets', {
+        key,
+        body: { client_id: clientId, label: `w${i}` },
+        headers: i % 2 ? { 'idempotency-key': `g80-${i}` } : {},
+      }),
     );
     // The runner charges finished widgets while creations are still arriving.
     const running = (async () => {
@@ -208,7 +252,11 @@ describe('SQLite store', () => {
     expect(ledger).toHaveLength(50);
     expect(ledger.every((r) => r.state === 'charged')).toBe(true);
     expect(provider.runs()).toBe(50);
-    const sideRows = await t.db.selectFrom('usage_ledger').select('state').where('resource_kind', '=', 'side').execute();
+    const sideRows = await t.db
+      .selectFrom('usage_ledger')
+      .select('state')
+      .where('resource_kind', '=', 'side')
+      .execute();
     expect(sideRows).toHaveLength(side2.done);
     expect(sideRows.every((r) => r.state === 'charged')).toBe(true);
   });

@@ -45,9 +45,25 @@ describe('agent-api tracker create-project', () => {
     const { client_id: clientId, api_key: apiKey } = JSON.parse(init.stdout) as Any;
 
     const created = await cli(tmp.dbPath, [
-      'tracker', 'create-project', '--client', clientId, '--name', 'RapidFlow', '--domain', 'https://www.rapidflowplumbing.com/',
-      '--keywords', 'emergency plumber, water heater repair', '--platforms', 'organic,chatgpt', '--brand-names', 'RapidFlow Plumbing',
-      '--location', 'Austin, Texas, United States', '--language', 'en-US', '--json',
+      'tracker',
+      'create-project',
+      '--client',
+      clientId,
+      '--name',
+      'RapidFlow',
+      '--domain',
+      'https://www.rapidflowplumbing.com/',
+      '--keywords',
+      'emergency plumber, water heater repair',
+      '--platforms',
+      'organic,chatgpt',
+      '--brand-names',
+      'RapidFlow Plumbing',
+      '--location',
+      'Austin, Texas, United States',
+      '--language',
+      'en-US',
+      '--json',
     ]);
     expect(created.code, created.stderr).toBe(0);
     // --json: exactly one JSON object on stdout, and nothing else.
@@ -58,7 +74,9 @@ describe('agent-api tracker create-project', () => {
     const t = await startTestApp({ dbPath: tmp.dbPath });
     const mcp = await connectHttpClient(t.url, apiKey);
     try {
-      const project = structured<Any>(await mcp.client.callTool({ name: 'get_tracker_project', arguments: { project_id: projectId } }));
+      const project = structured<Any>(
+        await mcp.client.callTool({ name: 'get_tracker_project', arguments: { project_id: projectId } }),
+      );
       expect(project).toMatchObject({
         client_id: clientId,
         name: 'RapidFlow',
@@ -73,9 +91,17 @@ describe('agent-api tracker create-project', () => {
       expect(scan.isError).toBeFalsy();
       expect(structured<Any>(scan)).toMatchObject({ platforms: ['organic'], missing_platforms: ['chatgpt'] });
       await t.engine.runner.runUntilIdle();
-      const results = structured<Any>(await mcp.client.callTool({ name: 'get_tracker_results', arguments: { project_id: projectId } }));
-      expect(results.platforms.map((p: Any) => [p.platform, p.status, p.results.length])).toEqual([['organic', 'complete', 2]]);
-      expect(results.coverage).toMatchObject({ present: ['organic'], missing: ['chatgpt'], reasons: { chatgpt: 'not_configured' } });
+      const results = structured<Any>(
+        await mcp.client.callTool({ name: 'get_tracker_results', arguments: { project_id: projectId } }),
+      );
+      expect(results.platforms.map((p: Any) => [p.platform, p.status, p.results.length])).toEqual([
+        ['organic', 'complete', 2],
+      ]);
+      expect(results.coverage).toMatchObject({
+        present: ['organic'],
+        missing: ['chatgpt'],
+        reasons: { chatgpt: 'not_configured' },
+      });
       for (const [tool, args] of [
         ['get_tracker_trends', { project_id: projectId, days: 7 }],
         ['get_tracker_summary', {}],
@@ -98,7 +124,11 @@ describe('agent-api tracker create-project', () => {
     const run = async (args: string[]) => {
       const out: string[] = [];
       const program = new Command('agent-api').exitOverride();
-      registerTrackerCommands(program, loadConfig({ AGENT_API_DB: t.dbPath }), { out: (l) => out.push(l), err: () => undefined, stderr: process.stderr });
+      registerTrackerCommands(program, loadConfig({ AGENT_API_DB: t.dbPath }), {
+        out: (l) => out.push(l),
+        err: () => undefined,
+        stderr: process.stderr,
+      });
       try {
         await program.parseAsync(['tracker', 'create-project', ...args], { from: 'user' });
         return { out, error: null };
@@ -107,26 +137,65 @@ describe('agent-api tracker create-project', () => {
       }
     };
     const cases: Array<[string[], RegExp]> = [
-      [['--client', clientId, '--name', 'X', '--domain', 'a.com', '--keywords', 'a', '--platforms', 'bing'], /platforms: .*unknown: bing/],
+      [
+        ['--client', clientId, '--name', 'X', '--domain', 'a.com', '--keywords', 'a', '--platforms', 'bing'],
+        /platforms: .*unknown: bing/,
+      ],
       [['--client', clientId, '--name', 'X', '--domain', 'localhost', '--keywords', 'a'], /domain:/],
       [['--client', clientId, '--name', 'X', '--domain', 'a.com'], /exactly one of --keywords or --prompts/],
-      [['--client', clientId, '--name', 'X', '--domain', 'a.com', '--keywords', 'a', '--prompts', 'b'], /exactly one of --keywords or --prompts/],
+      [
+        ['--client', clientId, '--name', 'X', '--domain', 'a.com', '--keywords', 'a', '--prompts', 'b'],
+        /exactly one of --keywords or --prompts/,
+      ],
       [['--client', clientId, '--name', 'X', '--domain', 'a.com', '--keywords', ' , '], /queries:/],
-      [['--client', clientId, '--name', 'X', '--domain', 'a.com', '--keywords', 'a', '--language', 'english!'], /language:/],
-      [['--client', '00000000-0000-4000-8000-000000000000', '--name', 'X', '--domain', 'a.com', '--keywords', 'a', '--json'], /no client/],
+      [
+        ['--client', clientId, '--name', 'X', '--domain', 'a.com', '--keywords', 'a', '--language', 'english!'],
+        /language:/,
+      ],
+      [
+        [
+          '--client',
+          '00000000-0000-4000-8000-000000000000',
+          '--name',
+          'X',
+          '--domain',
+          'a.com',
+          '--keywords',
+          'a',
+          '--json',
+        ],
+        /no client/,
+      ],
     ];
     for (const [args, message] of cases) {
       const r = await run(args);
       expect(r.error, args.join(' ')).toMatch(message);
       expect(r.out).toEqual([]);
     }
-    const prompts = await run(['--client', clientId, '--name', 'P', '--domain', 'a.com', '--prompts', 'who fixes burst pipes?,best plumber', '--json']);
+    const prompts = await run([
+      '--client',
+      clientId,
+      '--name',
+      'P',
+      '--domain',
+      'a.com',
+      '--prompts',
+      'who fixes burst pipes?,best plumber',
+      '--json',
+    ]);
     expect(prompts.error).toBeNull();
     const { project_id: id } = JSON.parse(prompts.out[0]!) as { project_id: string };
     const db = openDatabase(t.dbPath);
     try {
       const row = await db.db.selectFrom('tracker_projects').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-      expect(row).toMatchObject({ client_id: clientId, query_kind: 'prompts', queries: JSON.stringify(['who fixes burst pipes?', 'best plumber']), platforms: '["organic"]', brand_names: '["a.com"]', language: 'en' });
+      expect(row).toMatchObject({
+        client_id: clientId,
+        query_kind: 'prompts',
+        queries: JSON.stringify(['who fixes burst pipes?', 'best plumber']),
+        platforms: '["organic"]',
+        brand_names: '["a.com"]',
+        language: 'en',
+      });
     } finally {
       await db.close();
       t.cleanup();

@@ -38,7 +38,10 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
 
 beforeAll(async () => {
   [openai, pplx] = await Promise.all([startFakeOpenAi(), startFakePerplexity()]);
-  cleanups.push(() => openai.close(), () => pplx.close());
+  cleanups.push(
+    () => openai.close(),
+    () => pplx.close(),
+  );
   const tmp = tempDir();
   cleanups.push(tmp.cleanup);
   dbPath = tmp.dbPath;
@@ -50,7 +53,18 @@ beforeAll(async () => {
   const org = await createOrganisation(db, { name: 'Crash org', plan: 'agency', subscription: 'active' }, now);
   const client = await createClient(db, { name: 'Crash client', orgId: org.id }, now);
   apiKey = (await issueApiKey(db, { orgId: org.id, scopes: SCOPES }, now)).apiKey;
-  ({ project_id: projectId } = await createProject(db, { clientId: client.id, name: 'Crash project', domain: DOMAIN, brandNames: [BRAND], queries: KEYWORDS, platforms: ['chatgpt', 'perplexity'] }, now));
+  ({ project_id: projectId } = await createProject(
+    db,
+    {
+      clientId: client.id,
+      name: 'Crash project',
+      domain: DOMAIN,
+      brandNames: [BRAND],
+      queries: KEYWORDS,
+      platforms: ['chatgpt', 'perplexity'],
+    },
+    now,
+  ));
 });
 afterAll(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
@@ -71,7 +85,10 @@ async function serve(): Promise<SpawnedServer> {
 }
 
 async function rest(server: SpawnedServer, method: string, path: string) {
-  const res = await fetch(`${server.url}/api/agent/v1${path}`, { method, headers: { authorization: `Bearer ${apiKey}` } });
+  const res = await fetch(`${server.url}/api/agent/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> & { [k: string]: any } }; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
@@ -87,11 +104,23 @@ describe('kill -9 mid-scan and restart', () => {
 
     const run = await db.selectFrom('runs').selectAll().where('resource_id', '=', scanId).executeTakeFirstOrThrow();
     expect(run).toMatchObject({ state: 'pending', step: 2 });
-    expect(await db.selectFrom('tracker_scans').select('status').where('id', '=', scanId).executeTakeFirstOrThrow()).toEqual({ status: 'running' });
-    const chatgptBefore = await db.selectFrom('tracker_results').select(['query_index', 'measured_at', 'status']).where('run_id', '=', scanId).where('platform', '=', 'chatgpt').orderBy('query_index').execute();
+    expect(
+      await db.selectFrom('tracker_scans').select('status').where('id', '=', scanId).executeTakeFirstOrThrow(),
+    ).toEqual({ status: 'running' });
+    const chatgptBefore = await db
+      .selectFrom('tracker_results')
+      .select(['query_index', 'measured_at', 'status'])
+      .where('run_id', '=', scanId)
+      .where('platform', '=', 'chatgpt')
+      .orderBy('query_index')
+      .execute();
     expect(chatgptBefore.map((r) => r.status)).toEqual(['complete', 'complete', 'complete']);
-    expect(await db.selectFrom('tracker_platform_summaries').select('platform').where('run_id', '=', scanId).execute()).toEqual([{ platform: 'chatgpt' }]);
-    expect(await db.selectFrom('usage_ledger').select(['state', 'units']).where('resource_id', '=', scanId).execute()).toEqual([{ state: 'reserved', units: 6 }]);
+    expect(
+      await db.selectFrom('tracker_platform_summaries').select('platform').where('run_id', '=', scanId).execute(),
+    ).toEqual([{ platform: 'chatgpt' }]);
+    expect(
+      await db.selectFrom('usage_ledger').select(['state', 'units']).where('resource_id', '=', scanId).execute(),
+    ).toEqual([{ state: 'reserved', units: 6 }]);
 
     await first.crash();
     const second = await serve();
@@ -105,7 +134,13 @@ describe('kill -9 mid-scan and restart', () => {
     expect(project.body.spi.platforms.map((p: { platform: string }) => p.platform)).toEqual(['chatgpt', 'perplexity']);
     // Chatgpt was finished before the crash: not asked again, its rows untouched.
     expect(openai.requests).toHaveLength(KEYWORDS.length);
-    const chatgptAfter = await db.selectFrom('tracker_results').select(['query_index', 'measured_at', 'status']).where('run_id', '=', scanId).where('platform', '=', 'chatgpt').orderBy('query_index').execute();
+    const chatgptAfter = await db
+      .selectFrom('tracker_results')
+      .select(['query_index', 'measured_at', 'status'])
+      .where('run_id', '=', scanId)
+      .where('platform', '=', 'chatgpt')
+      .orderBy('query_index')
+      .execute();
     expect(chatgptAfter).toEqual(chatgptBefore);
     // Perplexity was asked again with the same keys; the provider computed each answer once.
     for (let i = 0; i < KEYWORDS.length; i++) {
@@ -113,10 +148,17 @@ describe('kill -9 mid-scan and restart', () => {
       expect(pplx.callsFor(key), key).toBe(2);
       expect(pplx.runsFor(key), key).toBe(1);
     }
-    const perplexity = await db.selectFrom('tracker_results').select('status').where('run_id', '=', scanId).where('platform', '=', 'perplexity').execute();
+    const perplexity = await db
+      .selectFrom('tracker_results')
+      .select('status')
+      .where('run_id', '=', scanId)
+      .where('platform', '=', 'perplexity')
+      .execute();
     expect(perplexity.map((r) => r.status)).toEqual(['complete', 'complete', 'complete']);
     // Charged once: one ledger row, charged, and the usage window shows the units once.
-    expect(await db.selectFrom('usage_ledger').select(['state', 'units']).where('resource_id', '=', scanId).execute()).toEqual([{ state: 'charged', units: 6 }]);
+    expect(
+      await db.selectFrom('usage_ledger').select(['state', 'units']).where('resource_id', '=', scanId).execute(),
+    ).toEqual([{ state: 'charged', units: 6 }]);
     const usage = await rest(second, 'GET', '/usage');
     expect(usage.body.windows['24h']).toMatchObject({ used: 6, reserved: 0 });
     expect(await second.terminate()).toBe(0);

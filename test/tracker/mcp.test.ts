@@ -6,7 +6,15 @@ import { nobody, project, type Any } from './fixture.ts';
 
 /** The seven tracker tools over MCP Streamable HTTP: metadata, each tool's success and its errors, as REST answers them. */
 
-const TOOLS = ['list_tracker_projects', 'get_tracker_project', 'get_tracker_results', 'get_tracker_trends', 'get_tracker_summary', 'get_brand_summary', 'start_tracker_scan'];
+const TOOLS = [
+  'list_tracker_projects',
+  'get_tracker_project',
+  'get_tracker_results',
+  'get_tracker_trends',
+  'get_tracker_summary',
+  'get_brand_summary',
+  'start_tracker_scan',
+];
 
 let t: TestApp;
 beforeAll(async () => {
@@ -23,7 +31,11 @@ async function session(scopes?: string[], subscription: 'active' | 'inactive' = 
   const tool = async (name: string, args: Record<string, unknown>) => {
     const res = await mcp.client.callTool({ name, arguments: args });
     t.clock.advance(1_000);
-    return { isError: res.isError === true, body: structured<Any>(res), text: (res.content as { text: string }[])[0]?.text ?? '' };
+    return {
+      isError: res.isError === true,
+      body: structured<Any>(res),
+      text: (res.content as { text: string }[])[0]?.text ?? '',
+    };
   };
   return { ...tenant, key, mcp, tool };
 }
@@ -46,7 +58,12 @@ describe('tracker tools', () => {
       const tool = byName.get(name)!;
       expect(tool, name).toBeDefined();
       const write = name === 'start_tracker_scan';
-      expect(tool.annotations, name).toMatchObject({ readOnlyHint: !write, destructiveHint: false, idempotentHint: !write, openWorldHint: write });
+      expect(tool.annotations, name).toMatchObject({
+        readOnlyHint: !write,
+        destructiveHint: false,
+        idempotentHint: !write,
+        openWorldHint: write,
+      });
       expect(tool.outputSchema, name).toBeDefined();
       const props = Object.keys((tool.inputSchema as { properties: object }).properties);
       expect(props.includes('idempotency_key'), name).toBe(write);
@@ -66,9 +83,18 @@ describe('tracker tools', () => {
     const list = await s.tool('list_tracker_projects', { client_id: s.clientId, limit: 5 });
     expect(list.body).toMatchObject({ data: [{ project_id: id, query_count: 2 }], pagination: { limit: 5, total: 1 } });
     const p = await s.tool('get_tracker_project', { project_id: id });
-    expect(p.body).toMatchObject({ project_id: id, spi: { overall: { spi: 95 } }, latest_run: { run_id: started.body.run_id, status: 'complete' } });
+    expect(p.body).toMatchObject({
+      project_id: id,
+      spi: { overall: { spi: 95 } },
+      latest_run: { run_id: started.body.run_id, status: 'complete' },
+    });
     const r = await s.tool('get_tracker_results', { project_id: id, snapshot: 'latest_run' });
-    expect(r.body).toMatchObject({ snapshot: { method: 'latest_run' }, latest_run_id: started.body.run_id, run_status: 'complete', platforms: [{ platform: 'organic', results: [{ position: 2 }, { position: 1 }] }] });
+    expect(r.body).toMatchObject({
+      snapshot: { method: 'latest_run' },
+      latest_run_id: started.body.run_id,
+      run_status: 'complete',
+      platforms: [{ platform: 'organic', results: [{ position: 2 }, { position: 1 }] }],
+    });
     const trends = await s.tool('get_tracker_trends', { project_id: id, days: 3 });
     expect(trends.body.points.map((x: Any) => x.spi)).toEqual([null, null, 95]);
     const summary = await s.tool('get_tracker_summary', {});
@@ -80,9 +106,15 @@ describe('tracker tools', () => {
 
   it('errors come back as tool errors with the REST body: 400 days and snapshot, 404 foreign project and client', async () => {
     const days = await s.tool('get_tracker_trends', { project_id: id, days: 91 });
-    expect(days).toMatchObject({ isError: true, body: { error: { code: 'invalid_input', details: { fields: [{ path: 'days' }] } } } });
+    expect(days).toMatchObject({
+      isError: true,
+      body: { error: { code: 'invalid_input', details: { fields: [{ path: 'days' }] } } },
+    });
     const snap = await s.tool('get_tracker_results', { project_id: id, snapshot: 'everything' });
-    expect(snap).toMatchObject({ isError: true, body: { error: { code: 'invalid_input', details: { fields: [{ path: 'snapshot' }] } } } });
+    expect(snap).toMatchObject({
+      isError: true,
+      body: { error: { code: 'invalid_input', details: { fields: [{ path: 'snapshot' }] } } },
+    });
     const other = await t.tenant('agency');
     const foreign = await project(t, other.clientId);
     for (const [name, args] of [
@@ -97,7 +129,9 @@ describe('tracker tools', () => {
       const res = await s.tool(name, args);
       expect(res, name).toMatchObject({ isError: true, body: { error: { code: 'not_found' } } });
     }
-    await expect(s.mcp.client.callTool({ name: 'get_tracker_trends', arguments: { project_id: id, window: 7 } })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      s.mcp.client.callTool({ name: 'get_tracker_trends', arguments: { project_id: id, window: 7 } }),
+    ).rejects.toMatchObject({ code: -32602 });
   });
 });
 
@@ -109,9 +143,13 @@ describe('tracker tools: keys, scopes and subscription', () => {
     const k = await t.key(orgId, ['reporter:read']);
     const mcp = await connectHttpClient(t.url, k.apiKey);
     try {
-      expect((await mcp.client.callTool({ name: 'get_tracker_project', arguments: { project_id: id } })).isError).toBeFalsy();
+      expect(
+        (await mcp.client.callTool({ name: 'get_tracker_project', arguments: { project_id: id } })).isError,
+      ).toBeFalsy();
       await revokeApiKey(t.db, k.keyId, t.clock.now());
-      await expect(mcp.client.callTool({ name: 'get_tracker_project', arguments: { project_id: id } })).rejects.toThrow(/401|nauthori/);
+      await expect(mcp.client.callTool({ name: 'get_tracker_project', arguments: { project_id: id } })).rejects.toThrow(
+        /401|nauthori/,
+      );
     } finally {
       await mcp.close().catch(() => undefined);
     }
@@ -125,10 +163,19 @@ describe('tracker tools: keys, scopes and subscription', () => {
       const ids = await Promise.all([none, read, run].map((x) => project(t, x.clientId)));
       for (const name of TOOLS.filter((n) => n.startsWith('get_tracker') || n === 'list_tracker_projects')) {
         const args = name === 'list_tracker_projects' || name === 'get_tracker_summary' ? {} : { project_id: ids[0] };
-        expect(await none.tool(name, args), name).toMatchObject({ isError: true, body: { error: { code: 'forbidden', details: { required_scope: 'reporter:read' } } } });
+        expect(await none.tool(name, args), name).toMatchObject({
+          isError: true,
+          body: { error: { code: 'forbidden', details: { required_scope: 'reporter:read' } } },
+        });
       }
-      expect(await none.tool('get_brand_summary', { client_id: none.clientId })).toMatchObject({ isError: true, body: { error: { code: 'forbidden' } } });
-      expect(await read.tool('start_tracker_scan', { project_id: ids[1] })).toMatchObject({ isError: true, body: { error: { code: 'forbidden', details: { required_scope: 'reporter:run' } } } });
+      expect(await none.tool('get_brand_summary', { client_id: none.clientId })).toMatchObject({
+        isError: true,
+        body: { error: { code: 'forbidden' } },
+      });
+      expect(await read.tool('start_tracker_scan', { project_id: ids[1] })).toMatchObject({
+        isError: true,
+        body: { error: { code: 'forbidden', details: { required_scope: 'reporter:run' } } },
+      });
       expect((await run.tool('get_tracker_project', { project_id: ids[2] })).isError).toBe(false);
       expect((await run.tool('start_tracker_scan', { project_id: ids[2] })).body).toMatchObject({ status: 'queued' });
       await t.engine.runner.runUntilIdle();
@@ -141,7 +188,10 @@ describe('tracker tools: keys, scopes and subscription', () => {
     const s = await session(undefined, 'inactive');
     try {
       const id = await project(t, s.clientId);
-      expect(await s.tool('start_tracker_scan', { project_id: id })).toMatchObject({ isError: true, body: { error: { code: 'subscription_required' } } });
+      expect(await s.tool('start_tracker_scan', { project_id: id })).toMatchObject({
+        isError: true,
+        body: { error: { code: 'subscription_required' } },
+      });
       expect((await s.tool('get_tracker_results', { project_id: id })).isError).toBe(false);
     } finally {
       await s.mcp.close();

@@ -47,17 +47,20 @@ describe('authentication, scopes and subscription', () => {
     }
   });
 
-  it.each(READS)('%s: 403 forbidden without reporter:read; reporter:read and reporter:run both read', async (_name, route) => {
-    const [path, query] = route(projectId, tenant.clientId);
-    const narrow = (await t.key(tenant.orgId, ['optimize:run', 'prospector:write'])).apiKey;
-    const r = await call(t, 'GET', path, narrow, { query });
-    expect(r.status).toBe(403);
-    expect(r.body.error).toMatchObject({ code: 'forbidden', details: { required_scope: 'reporter:read' } });
-    for (const scopes of [['reporter:read'], ['reporter:run']]) {
-      const k = (await t.key(tenant.orgId, scopes)).apiKey;
-      expect((await call(t, 'GET', path, k, { query })).status).toBe(200);
-    }
-  });
+  it.each(READS)(
+    '%s: 403 forbidden without reporter:read; reporter:read and reporter:run both read',
+    async (_name, route) => {
+      const [path, query] = route(projectId, tenant.clientId);
+      const narrow = (await t.key(tenant.orgId, ['optimize:run', 'prospector:write'])).apiKey;
+      const r = await call(t, 'GET', path, narrow, { query });
+      expect(r.status).toBe(403);
+      expect(r.body.error).toMatchObject({ code: 'forbidden', details: { required_scope: 'reporter:read' } });
+      for (const scopes of [['reporter:read'], ['reporter:run']]) {
+        const k = (await t.key(tenant.orgId, scopes)).apiKey;
+        expect((await call(t, 'GET', path, k, { query })).status).toBe(200);
+      }
+    },
+  );
 
   it('start_tracker_scan: 401 without a key, 403 with only reporter:read, 402 without a subscription (reads keep working)', async () => {
     const path = `/reporter/projects/${projectId}/scans`;
@@ -81,7 +84,7 @@ describe('authentication, scopes and subscription', () => {
   });
 });
 
-describe('tenancy: another organisation\'s project or client is not found', () => {
+describe("tenancy: another organisation's project or client is not found", () => {
   it.each([
     ['GET', ''],
     ['GET', '/results'],
@@ -93,16 +96,21 @@ describe('tenancy: another organisation\'s project or client is not found', () =
       expect(r.status).toBe(404);
       expect(errorCode(r)).toBe('not_found');
     }
-    expect(await t.db.selectFrom('tracker_scans').select('id').where('project_id', '=', otherProject).execute()).toEqual([]);
+    expect(
+      await t.db.selectFrom('tracker_scans').select('id').where('project_id', '=', otherProject).execute(),
+    ).toEqual([]);
   });
 
-  it.each([['/reporter/projects'], ['/reporter/summary'], ['/reporter/brand-summary']])('GET %s?client_id=: 404 for a foreign or unknown client', async (path) => {
-    for (const id of [other.clientId, nobody()]) {
-      const r = await call(t, 'GET', path, tenant.key, { query: { client_id: id } });
-      expect(r.status).toBe(404);
-      expect(errorCode(r)).toBe('not_found');
-    }
-  });
+  it.each([['/reporter/projects'], ['/reporter/summary'], ['/reporter/brand-summary']])(
+    'GET %s?client_id=: 404 for a foreign or unknown client',
+    async (path) => {
+      for (const id of [other.clientId, nobody()]) {
+        const r = await call(t, 'GET', path, tenant.key, { query: { client_id: id } });
+        expect(r.status).toBe(404);
+        expect(errorCode(r)).toBe('not_found');
+      }
+    },
+  );
 });
 
 describe('input validation: 400 invalid_input naming the field', () => {
@@ -122,13 +130,23 @@ describe('input validation: 400 invalid_input naming the field', () => {
   });
 
   it('lists: limit over 100 and a malformed client_id; brand-summary needs client_id; a malformed project id', async () => {
-    expect(errorCode(await call(t, 'GET', '/reporter/projects', tenant.key, { query: { limit: 101 } }))).toBe('invalid_input');
-    expect(errorCode(await call(t, 'GET', '/reporter/summary', tenant.key, { query: { client_id: 'abc' } }))).toBe('invalid_input');
+    expect(errorCode(await call(t, 'GET', '/reporter/projects', tenant.key, { query: { limit: 101 } }))).toBe(
+      'invalid_input',
+    );
+    expect(errorCode(await call(t, 'GET', '/reporter/summary', tenant.key, { query: { client_id: 'abc' } }))).toBe(
+      'invalid_input',
+    );
     const missing = await call(t, 'GET', '/reporter/brand-summary', tenant.key);
     expect(missing.status).toBe(400);
     expect(missing.body.error.details.fields).toEqual([expect.objectContaining({ path: 'client_id' })]);
     expect(errorCode(await call(t, 'GET', '/reporter/projects/not-a-uuid', tenant.key))).toBe('invalid_input');
-    expect(errorCode(await call(t, 'POST', `/reporter/projects/${projectId}/scans`, tenant.key, { body: { platforms: ['organic'] } }))).toBe('invalid_input');
+    expect(
+      errorCode(
+        await call(t, 'POST', `/reporter/projects/${projectId}/scans`, tenant.key, {
+          body: { platforms: ['organic'] },
+        }),
+      ),
+    ).toBe('invalid_input');
   });
 
   it('trends: 90 days is the most, one point per day', async () => {
@@ -145,7 +163,12 @@ describe('reads', () => {
     const second = await t.client(orgId, { name: 'Second' });
     const a = await project(t, clientId, { name: 'A' });
     t.clock.advance(1_000);
-    const b = await project(t, second.id, { name: 'B', platforms: ['perplexity', 'organic'], location: 'Austin, Texas', language: 'en-US' });
+    const b = await project(t, second.id, {
+      name: 'B',
+      platforms: ['perplexity', 'organic'],
+      location: 'Austin, Texas',
+      language: 'en-US',
+    });
     const all = await call(t, 'GET', '/reporter/projects', key);
     expect(all.body.data.map((p: Any) => p.project_id)).toEqual([b, a]);
     expect(all.body.pagination).toEqual({ limit: 20, offset: 0, total: 2, has_more: false });
@@ -164,7 +187,10 @@ describe('reads', () => {
       updated_at: expect.stringMatching(ISO),
     });
     const page = await call(t, 'GET', '/reporter/projects', key, { query: { limit: 1, offset: 1 } });
-    expect(page.body).toMatchObject({ data: [{ project_id: a }], pagination: { limit: 1, offset: 1, total: 2, has_more: false } });
+    expect(page.body).toMatchObject({
+      data: [{ project_id: a }],
+      pagination: { limit: 1, offset: 1, total: 2, has_more: false },
+    });
     const one = await call(t, 'GET', '/reporter/projects', key, { query: { client_id: clientId } });
     expect(one.body.data.map((p: Any) => p.project_id)).toEqual([a]);
   });
@@ -172,7 +198,9 @@ describe('reads', () => {
   it('start_tracker_scan: 202 with the run record; the optional Idempotency-Key replays the same run and reserves once', async () => {
     const { clientId, key } = await t.tenant('agency');
     const id = await project(t, clientId, { platforms: ['organic', 'claude'] });
-    const a = await call(t, 'POST', `/reporter/projects/${id}/scans`, key, { headers: { 'Idempotency-Key': 'scan-1' } });
+    const a = await call(t, 'POST', `/reporter/projects/${id}/scans`, key, {
+      headers: { 'Idempotency-Key': 'scan-1' },
+    });
     expect(a.status).toBe(202);
     expect(a.body).toEqual({
       run_id: expect.stringMatching(UUID),
@@ -189,14 +217,18 @@ describe('reads', () => {
       error: null,
       billing_status: 'reserved',
     });
-    const b = await call(t, 'POST', `/reporter/projects/${id}/scans`, key, { headers: { 'Idempotency-Key': 'scan-1' } });
+    const b = await call(t, 'POST', `/reporter/projects/${id}/scans`, key, {
+      headers: { 'Idempotency-Key': 'scan-1' },
+    });
     expect(b.status).toBe(202);
     expect(b.headers.get('idempotent-replayed')).toBe('true');
     expect(b.body.run_id).toBe(a.body.run_id);
     expect((await call(t, 'GET', '/usage', key)).body.windows['24h']).toMatchObject({ reserved: 2, used: 0 });
     await t.engine.runner.runUntilIdle();
     // The replay answers the run as it is now.
-    const c = await call(t, 'POST', `/reporter/projects/${id}/scans`, key, { headers: { 'Idempotency-Key': 'scan-1' } });
+    const c = await call(t, 'POST', `/reporter/projects/${id}/scans`, key, {
+      headers: { 'Idempotency-Key': 'scan-1' },
+    });
     expect(c.body).toMatchObject({ run_id: a.body.run_id, status: 'complete', billing_status: 'finalized' });
     expect((await call(t, 'GET', '/usage', key)).body.windows['24h']).toMatchObject({ reserved: 0, used: 2 });
     // Without a key every call is a new scan.
@@ -209,8 +241,12 @@ describe('reads', () => {
     const { orgId, clientId, key } = await t.tenant('agency');
     const p1 = await project(t, clientId);
     const p2 = await project(t, clientId);
-    expect((await call(t, 'POST', `/reporter/projects/${p1}/scans`, key, { headers: { 'Idempotency-Key': 'k' } })).status).toBe(202);
-    const reused = await call(t, 'POST', `/reporter/projects/${p2}/scans`, key, { headers: { 'Idempotency-Key': 'k' } });
+    expect(
+      (await call(t, 'POST', `/reporter/projects/${p1}/scans`, key, { headers: { 'Idempotency-Key': 'k' } })).status,
+    ).toBe(202);
+    const reused = await call(t, 'POST', `/reporter/projects/${p2}/scans`, key, {
+      headers: { 'Idempotency-Key': 'k' },
+    });
     expect([reused.status, errorCode(reused)]).toEqual([422, 'idempotency_key_reused']);
 
     const small = await t.tenant('starter');
@@ -223,7 +259,10 @@ describe('reads', () => {
     const aiOnly = await project(t, clientId, { platforms: ['chatgpt', 'claude'] });
     const none = await call(t, 'POST', `/reporter/projects/${aiOnly}/scans`, key);
     expect(none.status).toBe(409);
-    expect(none.body.error).toMatchObject({ code: 'invalid_state', details: { missing_platforms: ['chatgpt', 'claude'] } });
+    expect(none.body.error).toMatchObject({
+      code: 'invalid_state',
+      details: { missing_platforms: ['chatgpt', 'claude'] },
+    });
     await t.engine.runner.runUntilIdle();
     expect(orgId).toBeTruthy();
   });
@@ -233,15 +272,34 @@ describe('reads', () => {
     expect(before.body).toMatchObject({
       project_id: projectId,
       queries: ['emergency plumber', 'water heater repair'],
-      spi: { method: 'latest_per_platform', overall: { spi: null, denominators: { pairs_measured: 0, pairs_present: 0, platforms_included: [] } }, platforms: [] },
+      spi: {
+        method: 'latest_per_platform',
+        overall: { spi: null, denominators: { pairs_measured: 0, pairs_present: 0, platforms_included: [] } },
+        platforms: [],
+      },
       latest_run: null,
     });
-    expect(before.body.spi.coverage).toEqual({ expected: ['organic', 'chatgpt'], present: [], missing: ['organic', 'chatgpt'], reasons: { organic: 'no_successful_result', chatgpt: 'not_configured' } });
+    expect(before.body.spi.coverage).toEqual({
+      expected: ['organic', 'chatgpt'],
+      present: [],
+      missing: ['organic', 'chatgpt'],
+      reasons: { organic: 'no_successful_result', chatgpt: 'not_configured' },
+    });
     const run = await scan(t, tenant.key, projectId);
     const after = (await call(t, 'GET', `/reporter/projects/${projectId}`, tenant.key)).body;
-    expect(after.latest_run).toMatchObject({ run_id: run.run_id, status: 'complete', spi: 95, billing_status: 'finalized', started_at: expect.stringMatching(ISO), completed_at: expect.stringMatching(ISO) });
+    expect(after.latest_run).toMatchObject({
+      run_id: run.run_id,
+      status: 'complete',
+      spi: 95,
+      billing_status: 'finalized',
+      started_at: expect.stringMatching(ISO),
+      completed_at: expect.stringMatching(ISO),
+    });
     // emergency plumber: RapidFlow 2nd (0.9); water heater repair: 1st (1.0) → 100 * 1.9 / 2.
-    expect(after.spi.overall).toEqual({ spi: 95, denominators: { pairs_measured: 2, pairs_present: 2, platforms_included: ['organic'] } });
+    expect(after.spi.overall).toEqual({
+      spi: 95,
+      denominators: { pairs_measured: 2, pairs_present: 2, platforms_included: ['organic'] },
+    });
     expect(after.spi.platforms).toEqual([
       {
         platform: 'organic',
@@ -251,11 +309,24 @@ describe('reads', () => {
         provider: 'archive',
         measured_at: expect.stringMatching(ISO),
         spi: 95,
-        denominators: { queries_tracked: 2, queries_measured: 2, queries_failed: 0, present: 2, mentioned: 2, cited: 2, ranked: 2, average_position: 1.5 },
+        denominators: {
+          queries_tracked: 2,
+          queries_measured: 2,
+          queries_failed: 0,
+          present: 2,
+          mentioned: 2,
+          cited: 2,
+          ranked: 2,
+          average_position: 1.5,
+        },
         error: null,
       },
     ]);
-    expect(after.spi.coverage).toMatchObject({ present: ['organic'], missing: ['chatgpt'], reasons: { chatgpt: 'not_configured' } });
+    expect(after.spi.coverage).toMatchObject({
+      present: ['organic'],
+      missing: ['chatgpt'],
+      reasons: { chatgpt: 'not_configured' },
+    });
   });
 
   it('get_tracker_summary: organisation scorecards and the pooled SPI; client scope filters', async () => {
@@ -267,14 +338,34 @@ describe('reads', () => {
     await scan(t, key, a);
     await scan(t, key, b);
     const org = (await call(t, 'GET', '/reporter/summary', key)).body;
-    expect(org).toMatchObject({ scope: 'organisation', client_id: null, snapshot: { method: 'latest_per_platform' }, pagination: { total: 2 } });
+    expect(org).toMatchObject({
+      scope: 'organisation',
+      client_id: null,
+      snapshot: { method: 'latest_per_platform' },
+      pagination: { total: 2 },
+    });
     expect(org.data.map((s: Any) => s.project_id)).toEqual([b, a]);
     const card = org.data[1];
-    expect(card).toMatchObject({ project_id: a, client_id: clientId, spi: 95, platforms: { organic: { spi: 95, status: 'complete', run_status: 'complete' } }, run_status: 'complete', coverage: { missing: [] } });
+    expect(card).toMatchObject({
+      project_id: a,
+      client_id: clientId,
+      spi: 95,
+      platforms: { organic: { spi: 95, status: 'complete', run_status: 'complete' } },
+      run_status: 'complete',
+      coverage: { missing: [] },
+    });
     const bSpi = org.data[0].spi as number;
-    expect(org.overall).toEqual({ spi: Math.round(((95 + bSpi) / 2) * 10) / 10, denominators: { pairs_measured: 4, pairs_present: expect.any(Number), projects_measured: 2 } });
+    expect(org.overall).toEqual({
+      spi: Math.round(((95 + bSpi) / 2) * 10) / 10,
+      denominators: { pairs_measured: 4, pairs_present: expect.any(Number), projects_measured: 2 },
+    });
     const client = (await call(t, 'GET', '/reporter/summary', key, { query: { client_id: second.id } })).body;
-    expect(client).toMatchObject({ scope: 'client', client_id: second.id, data: [{ project_id: b }], overall: { spi: bSpi, denominators: { pairs_measured: 2, projects_measured: 1 } } });
+    expect(client).toMatchObject({
+      scope: 'client',
+      client_id: second.id,
+      data: [{ project_id: b }],
+      overall: { spi: bSpi, denominators: { pairs_measured: 2, projects_measured: 1 } },
+    });
   });
 
   it('get_brand_summary: a client whose projects track no AI platform has no AI data, not zeros', async () => {

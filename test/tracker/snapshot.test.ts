@@ -20,7 +20,12 @@ beforeAll(async () => {
   // ChatGPT names and cites RapidFlow first in every answer.
   openai.setReply((body) => ({
     content: `${BRAND} handles ${lastUserText(body)}.`,
-    annotations: [{ type: 'url_citation', url_citation: { url: 'https://www.rapidflowplumbing.com/', title: 'RapidFlow', start_index: 0, end_index: 1 } }],
+    annotations: [
+      {
+        type: 'url_citation',
+        url_citation: { url: 'https://www.rapidflowplumbing.com/', title: 'RapidFlow', start_index: 0, end_index: 1 },
+      },
+    ],
   }));
   t = await startTestApp({ clock, env: { OPENAI_API_KEY: openai.apiKey!, OPENAI_BASE_URL: openai.baseUrl } });
 });
@@ -29,7 +34,8 @@ afterAll(async () => {
   await openai?.close();
 });
 
-const results = (key: string, id: string, snapshot?: string) => call(t, 'GET', `/reporter/projects/${id}/results`, key, { query: snapshot ? { snapshot } : {} });
+const results = (key: string, id: string, snapshot?: string) =>
+  call(t, 'GET', `/reporter/projects/${id}/results`, key, { query: snapshot ? { snapshot } : {} });
 const byPlatform = (body: Any) => Object.fromEntries(body.platforms.map((p: Any) => [p.platform, p]));
 
 describe('snapshots', () => {
@@ -46,7 +52,12 @@ describe('snapshots', () => {
 
   it('before any scan: no platform has data, every platform is missing coverage, nothing is zero', async () => {
     const r = (await results(key, id)).body;
-    expect(r).toMatchObject({ latest_run_id: null, run_status: null, platforms: [], spi: { spi: null, denominators: { pairs_measured: 0 } } });
+    expect(r).toMatchObject({
+      latest_run_id: null,
+      run_status: null,
+      platforms: [],
+      spi: { spi: null, denominators: { pairs_measured: 0 } },
+    });
     expect(r.coverage).toEqual({
       expected: ['organic', 'chatgpt', 'perplexity'],
       present: [],
@@ -54,7 +65,11 @@ describe('snapshots', () => {
       reasons: { organic: 'no_successful_result', chatgpt: 'no_successful_result', perplexity: 'not_configured' },
     });
     const latestRun = (await results(key, id, 'latest_run')).body;
-    expect(latestRun.coverage.reasons).toEqual({ organic: 'no_finished_run', chatgpt: 'no_finished_run', perplexity: 'not_configured' });
+    expect(latestRun.coverage.reasons).toEqual({
+      organic: 'no_finished_run',
+      chatgpt: 'no_finished_run',
+      perplexity: 'not_configured',
+    });
   });
 
   it('a complete run: both snapshots agree; the platform never measured (no provider) stays missing', async () => {
@@ -67,7 +82,11 @@ describe('snapshots', () => {
         ['chatgpt', run1, 'complete', 'complete'],
         ['organic', run1, 'complete', 'complete'],
       ]);
-      expect(r.coverage).toMatchObject({ present: ['organic', 'chatgpt'], missing: ['perplexity'], reasons: { perplexity: 'not_configured' } });
+      expect(r.coverage).toMatchObject({
+        present: ['organic', 'chatgpt'],
+        missing: ['perplexity'],
+        reasons: { perplexity: 'not_configured' },
+      });
     }
     expect(per.snapshot.method).toBe('latest_per_platform');
     expect(per.snapshot.description).toMatch(/newest successful/);
@@ -87,18 +106,35 @@ describe('snapshots', () => {
     expect(p.chatgpt.results).toHaveLength(2);
     expect(per.coverage).toMatchObject({ present: ['organic', 'chatgpt'], missing: ['perplexity'] });
     // The overall SPI pools organic (run 2) and chatgpt (run 1).
-    expect(per.spi).toEqual({ spi: 97.5, denominators: { pairs_measured: 4, pairs_present: 4, platforms_included: ['chatgpt', 'organic'] } });
+    expect(per.spi).toEqual({
+      spi: 97.5,
+      denominators: { pairs_measured: 4, pairs_present: 4, platforms_included: ['chatgpt', 'organic'] },
+    });
   });
 
   it('…and latest_run reports the run as partial, with chatgpt missing because it failed in that run', async () => {
     const last = (await results(key, id, 'latest_run')).body;
     expect(last).toMatchObject({ latest_run_id: run2, run_status: 'partial' });
-    expect(last.platforms.map((p: Any) => [p.platform, p.source_run_id, p.run_status])).toEqual([['organic', run2, 'partial']]);
-    expect(last.coverage).toEqual({ expected: ['organic', 'chatgpt', 'perplexity'], present: ['organic'], missing: ['chatgpt', 'perplexity'], reasons: { chatgpt: 'failed_in_run', perplexity: 'not_configured' } });
+    expect(last.platforms.map((p: Any) => [p.platform, p.source_run_id, p.run_status])).toEqual([
+      ['organic', run2, 'partial'],
+    ]);
+    expect(last.coverage).toEqual({
+      expected: ['organic', 'chatgpt', 'perplexity'],
+      present: ['organic'],
+      missing: ['chatgpt', 'perplexity'],
+      reasons: { chatgpt: 'failed_in_run', perplexity: 'not_configured' },
+    });
     expect(last.spi.denominators).toEqual({ pairs_measured: 2, pairs_present: 2, platforms_included: ['organic'] });
     // One platform only, on request.
-    const only = (await call(t, 'GET', `/reporter/projects/${id}/results`, key, { query: { snapshot: 'latest_run', platform: 'chatgpt' } })).body;
-    expect(only).toMatchObject({ platforms: [], coverage: { expected: ['chatgpt'], missing: ['chatgpt'], reasons: { chatgpt: 'failed_in_run' } } });
+    const only = (
+      await call(t, 'GET', `/reporter/projects/${id}/results`, key, {
+        query: { snapshot: 'latest_run', platform: 'chatgpt' },
+      })
+    ).body;
+    expect(only).toMatchObject({
+      platforms: [],
+      coverage: { expected: ['chatgpt'], missing: ['chatgpt'], reasons: { chatgpt: 'failed_in_run' } },
+    });
   });
 
   it('a platform partial in a newer run is its newest successful result, marked partial with its denominators', async () => {
@@ -149,7 +185,14 @@ describe('trends', () => {
 
     const r = await call(t, 'GET', `/reporter/projects/${id}/trends`, key, { query: { days: 7 } });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ project_id: id, days: 7, from: '2026-11-09', to: '2026-11-15', timezone: 'UTC', platforms_expected: ['chatgpt'] });
+    expect(r.body).toMatchObject({
+      project_id: id,
+      days: 7,
+      from: '2026-11-09',
+      to: '2026-11-15',
+      timezone: 'UTC',
+      platforms_expected: ['chatgpt'],
+    });
     expect(r.body.points).toEqual([
       { date: '2026-11-09', run_status: null, run_id: null, spi: null, platforms: {}, runs: 0 },
       { date: '2026-11-10', run_status: 'complete', run_id: day1, spi: 100, platforms: { chatgpt: 100 }, runs: 1 },

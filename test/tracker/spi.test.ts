@@ -7,11 +7,23 @@ import { scanStatus } from '../../src/engine/tracker/pipeline.ts';
 
 /** The documented SPI formula, brand matching and per-result measurement, on small hand-checked inputs. */
 
-const r = (position: number | null, mentioned = false, status = 'complete') => ({ status, position, brand_mentioned: mentioned, brand_cited: position !== null });
+const r = (position: number | null, mentioned = false, status = 'complete') => ({
+  status,
+  position,
+  brand_mentioned: mentioned,
+  brand_cited: position !== null,
+});
 
 describe('SPI', () => {
   it('weights a query by position (1st 1.0, down 0.1 a place, 0.1 from the 10th on), a mention alone 0.5, absence 0', () => {
-    expect([1, 2, 5, 10, 11, 40].map((p) => queryWeight(p, false))).toEqual([1, 0.9, 0.6, expect.closeTo(0.1, 9), 0.1, 0.1]);
+    expect([1, 2, 5, 10, 11, 40].map((p) => queryWeight(p, false))).toEqual([
+      1,
+      0.9,
+      0.6,
+      expect.closeTo(0.1, 9),
+      0.1,
+      0.1,
+    ]);
     expect(queryWeight(null, true)).toBe(0.5);
     expect(queryWeight(8, true)).toBe(0.5);
     expect(queryWeight(2, true)).toBe(0.9);
@@ -20,7 +32,17 @@ describe('SPI', () => {
 
   it('is 100 x the weight sum over measured queries; failed queries leave the denominator, not count as zero', () => {
     const t = tally([r(1), r(3, true), r(null, true), r(null), r(null, false, 'failed')]);
-    expect(t).toEqual({ queries_total: 5, measured: 4, failed: 1, present: 3, mentioned: 2, cited: 2, ranked: 2, position_sum: 4, weight_sum: expect.closeTo(2.3, 9) });
+    expect(t).toEqual({
+      queries_total: 5,
+      measured: 4,
+      failed: 1,
+      present: 3,
+      mentioned: 2,
+      cited: 2,
+      ranked: 2,
+      position_sum: 4,
+      weight_sum: expect.closeTo(2.3, 9),
+    });
     expect(platformSpi(t)).toBe(57.5);
     expect(platformSpi(tally([r(null, false, 'failed')]))).toBeNull();
   });
@@ -51,7 +73,8 @@ describe('brand matching', () => {
     expect(normalizeDomain('https://WWW.RapidFlowPlumbing.com/emergency/?x=1')).toBe('rapidflowplumbing.com');
     expect(normalizeDomain('blog.example.co.uk')).toBe('blog.example.co.uk');
     expect(normalizeDomain('bücher.example')).toBe('xn--bcher-kva.example');
-    for (const bad of ['', 'localhost', '127.0.0.1', 'not a domain', 'http://']) expect(normalizeDomain(bad), bad).toBeNull();
+    for (const bad of ['', 'localhost', '127.0.0.1', 'not a domain', 'http://'])
+      expect(normalizeDomain(bad), bad).toBeNull();
   });
 
   it('counts the domain and its subdomains, never a longer host that merely ends the same', () => {
@@ -80,21 +103,53 @@ describe('measurement', () => {
       { position: 2, url: 'https://www.rapidflowplumbing.com/a', title: 'A', snippet: '' },
       { position: 1, url: 'https://other.example/', title: 'Top 5 incl. RapidFlow Plumbing', snippet: '' },
     ];
-    expect(measureOrganic(results, 'rapidflowplumbing.com', m)).toEqual({ position: 2, brand_mentioned: true, brand_cited: true, cited_urls: ['https://other.example/', 'https://www.rapidflowplumbing.com/a'] });
-    expect(measureOrganic([results[1]!].map((x) => ({ ...x, title: 'x' })), 'rapidflowplumbing.com', m)).toMatchObject({ position: null, brand_mentioned: false, brand_cited: false });
+    expect(measureOrganic(results, 'rapidflowplumbing.com', m)).toEqual({
+      position: 2,
+      brand_mentioned: true,
+      brand_cited: true,
+      cited_urls: ['https://other.example/', 'https://www.rapidflowplumbing.com/a'],
+    });
+    expect(
+      measureOrganic(
+        [results[1]!].map((x) => ({ ...x, title: 'x' })),
+        'rapidflowplumbing.com',
+        m,
+      ),
+    ).toMatchObject({ position: null, brand_mentioned: false, brand_cited: false });
   });
 
   it('AI answers: mention in the text, position = rank of the first citation on the domain', () => {
-    const answer = { text: 'Try RapidFlow Plumbing.', citations: [{ url: 'https://a.example/', title: null }, { url: 'https://rapidflowplumbing.com/x', title: null }, { url: 'https://www.rapidflowplumbing.com/y', title: null }] };
-    expect(measureAnswer(answer, 'rapidflowplumbing.com', m)).toMatchObject({ position: 2, brand_mentioned: true, brand_cited: true });
-    expect(measureAnswer({ text: 'No idea.', citations: [] }, 'rapidflowplumbing.com', m)).toEqual({ position: null, brand_mentioned: false, brand_cited: false, cited_urls: [] });
+    const answer = {
+      text: 'Try RapidFlow Plumbing.',
+      citations: [
+        { url: 'https://a.example/', title: null },
+        { url: 'https://rapidflowplumbing.com/x', title: null },
+        { url: 'https://www.rapidflowplumbing.com/y', title: null },
+      ],
+    };
+    expect(measureAnswer(answer, 'rapidflowplumbing.com', m)).toMatchObject({
+      position: 2,
+      brand_mentioned: true,
+      brand_cited: true,
+    });
+    expect(measureAnswer({ text: 'No idea.', citations: [] }, 'rapidflowplumbing.com', m)).toEqual({
+      position: null,
+      brand_mentioned: false,
+      brand_cited: false,
+      cited_urls: [],
+    });
   });
 
   it('top cited URLs count measured answers citing each URL, most cited first', () => {
-    expect(topCited([
-      { status: 'complete', cited_urls: ['https://b/', 'https://a/', 'https://a/'] },
-      { status: 'complete', cited_urls: ['https://a/'] },
-      { status: 'failed', cited_urls: ['https://c/'] },
-    ])).toEqual([['https://a/', 2], ['https://b/', 1]]);
+    expect(
+      topCited([
+        { status: 'complete', cited_urls: ['https://b/', 'https://a/', 'https://a/'] },
+        { status: 'complete', cited_urls: ['https://a/'] },
+        { status: 'failed', cited_urls: ['https://c/'] },
+      ]),
+    ).toEqual([
+      ['https://a/', 2],
+      ['https://b/', 1],
+    ]);
   });
 });

@@ -23,7 +23,11 @@ beforeAll(async () => {
   await migrateToLatest(store.db);
   orgId = (await createOrganisation(store.db, { name: 'o', plan: 'agency', subscription: 'active' }, 0)).id;
   clientId = (await createClient(store.db, { orgId, name: 'c' }, 0)).id;
-  ({ project_id: projectId } = await createProject(store.db, { clientId, name: 'p', domain: 'example.com', queries: ['a'] }, 0));
+  ({ project_id: projectId } = await createProject(
+    store.db,
+    { clientId, name: 'p', domain: 'example.com', queries: ['a'] },
+    0,
+  ));
 });
 afterAll(async () => {
   await store.close();
@@ -31,8 +35,40 @@ afterAll(async () => {
 });
 
 async function scanWithSummary(id: string, measuredAt: number) {
-  await insertScan(store.db, { id, project_id: projectId, org_id: orgId, client_id: clientId, platforms: '["organic"]', missing_platforms: '[]', query_count: 1, units: 1 }, measuredAt);
-  await putSummary(store.db, { run_id: id, platform: 'organic', project_id: projectId, status: 'complete', provider: 'archive', queries_total: 1, measured: 1, failed: 0, present: 1, mentioned: 0, cited: 1, ranked: 1, position_sum: 1, weight_sum: 1, spi: 100, top_cited: '[]', measured_at: measuredAt, error: null });
+  await insertScan(
+    store.db,
+    {
+      id,
+      project_id: projectId,
+      org_id: orgId,
+      client_id: clientId,
+      platforms: '["organic"]',
+      missing_platforms: '[]',
+      query_count: 1,
+      units: 1,
+    },
+    measuredAt,
+  );
+  await putSummary(store.db, {
+    run_id: id,
+    platform: 'organic',
+    project_id: projectId,
+    status: 'complete',
+    provider: 'archive',
+    queries_total: 1,
+    measured: 1,
+    failed: 0,
+    present: 1,
+    mentioned: 0,
+    cited: 1,
+    ranked: 1,
+    position_sum: 1,
+    weight_sum: 1,
+    spi: 100,
+    top_cited: '[]',
+    measured_at: measuredAt,
+    error: null,
+  });
 }
 
 describe('tracker store', () => {
@@ -44,7 +80,9 @@ describe('tracker store', () => {
     expect((await latestSummaries(store.db, [projectId])).map((s) => s.run_id)).toEqual(['scan-new']);
     await scanWithSummary('scan-newer', 3_000);
     await advanceLatest(store.db, projectId, 'organic', 'scan-newer', 3_000);
-    expect((await latestSummaries(store.db, [projectId])).map((s) => [s.run_id, s.run_status])).toEqual([['scan-newer', 'queued']]);
+    expect((await latestSummaries(store.db, [projectId])).map((s) => [s.run_id, s.run_status])).toEqual([
+      ['scan-newer', 'queued'],
+    ]);
   });
 
   it('every read path is an index search, never a table scan', async () => {

@@ -29,7 +29,12 @@ function badChecksum(key: string): string {
 function mcpInitialize(t: TestApp, headers: Record<string, string> = {}, path = '/mcp') {
   return t.request('POST', path, {
     headers: { accept: 'application/json, text/event-stream', ...headers },
-    body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+    body: {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    },
   });
 }
 
@@ -51,7 +56,10 @@ describe('authentication, scopes and tenancy (RELIABILITY A)', () => {
     const responses = [
       await t.request('GET', '/usage'),
       await t.request('GET', '/clients'),
-      await t.request('POST', '/widgets', { body: { client_id: clientId, label: 'x' }, headers: { 'idempotency-key': 'a1' } }),
+      await t.request('POST', '/widgets', {
+        body: { client_id: clientId, label: 'x' },
+        headers: { 'idempotency-key': 'a1' },
+      }),
       await t.request('GET', `/widgets/${randomUUID()}`),
       await t.request('GET', '/usage', { headers: { authorization: '' } }),
       await t.request('GET', '/usage', { headers: { authorization: 'Bearer' } }),
@@ -107,7 +115,10 @@ describe('authentication, scopes and tenancy (RELIABILITY A)', () => {
       const r = await t.request('GET', '/usage', { key });
       expect(r.status).toBe(401);
       expect(r.body).toMatchObject({ error: { code: 'unauthorized' } });
-      await expect(mcp.client.callTool({ name: 'get_usage', arguments: {} })).rejects.toMatchObject({ code: 401, message: expect.stringContaining('unauthorized') });
+      await expect(mcp.client.callTool({ name: 'get_usage', arguments: {} })).rejects.toMatchObject({
+        code: 401,
+        message: expect.stringContaining('unauthorized'),
+      });
     } finally {
       await mcp.close().catch(() => undefined);
     }
@@ -133,18 +144,45 @@ describe('authentication, scopes and tenancy (RELIABILITY A)', () => {
     const { orgId, clientId } = await t.tenant('pro');
     const reader = await t.key(orgId, ['reporter:read']);
     const body = { client_id: clientId, label: 'x' };
-    const cases: { tool: string; method: string; path: string; args: Record<string, unknown>; scope: string; headers: Record<string, string> }[] = [
+    const cases: {
+      tool: string;
+      method: string;
+      path: string;
+      args: Record<string, unknown>;
+      scope: string;
+      headers: Record<string, string>;
+    }[] = [
       { tool: 'create_widget', method: 'POST', path: '/widgets', args: body, scope: 'copywriter:run', headers: {} },
-      { tool: 'start_widget', method: 'POST', path: '/widgets/strict', args: body, scope: 'optimize:run', headers: { 'idempotency-key': 'a5' } },
-      { tool: 'get_widget', method: 'GET', path: `/widgets/${randomUUID()}`, args: { widget_id: randomUUID() }, scope: 'copywriter:read', headers: {} },
+      {
+        tool: 'start_widget',
+        method: 'POST',
+        path: '/widgets/strict',
+        args: body,
+        scope: 'optimize:run',
+        headers: { 'idempotency-key': 'a5' },
+      },
+      {
+        tool: 'get_widget',
+        method: 'GET',
+        path: `/widgets/${randomUUID()}`,
+        args: { widget_id: randomUUID() },
+        scope: 'copywriter:read',
+        headers: {},
+      },
     ];
     const before = counts(t);
     const mcp = await connectHttpClient(t.url, reader.apiKey);
     try {
       for (const c of cases) {
-        const r = await t.request(c.method, c.path, { key: reader.apiKey, body: c.method === 'GET' ? undefined : c.args, headers: c.headers });
+        const r = await t.request(c.method, c.path, {
+          key: reader.apiKey,
+          body: c.method === 'GET' ? undefined : c.args,
+          headers: c.headers,
+        });
         expect(r.status, c.tool).toBe(403);
-        expect(r.body).toEqual({ error: { code: 'forbidden', message: expect.stringContaining(c.scope), details: { required_scope: c.scope } } });
+        expect(r.body).toEqual({
+          error: { code: 'forbidden', message: expect.stringContaining(c.scope), details: { required_scope: c.scope } },
+        });
         const args = c.tool === 'start_widget' ? { ...c.args, idempotency_key: 'a5' } : c.args;
         const m = await mcp.client.callTool({ name: c.tool, arguments: args });
         expect(m.isError).toBe(true);
@@ -162,7 +200,10 @@ describe('authentication, scopes and tenancy (RELIABILITY A)', () => {
   it("A.6 another org's ids answer 404 with a body identical to a truly missing id", async () => {
     const a = await t.tenant();
     const b = await t.tenant();
-    const created = await t.request<{ widget_id: string }>('POST', '/widgets', { key: a.key, body: { client_id: a.clientId, label: 'mine' } });
+    const created = await t.request<{ widget_id: string }>('POST', '/widgets', {
+      key: a.key,
+      body: { client_id: a.clientId, label: 'mine' },
+    });
     expect(created.status).toBe(201);
     const widgetId = created.body.widget_id;
     expect((await t.request('GET', `/widgets/${widgetId}`, { key: a.key })).status).toBe(200);
@@ -178,8 +219,14 @@ describe('authentication, scopes and tenancy (RELIABILITY A)', () => {
     expect(foreign.text).not.toContain(foreign.headers.get('x-request-id')!);
 
     // A client id of another org, in a body, answers exactly what a random client id answers.
-    const foreignClient = await t.request('POST', '/widgets', { key: b.key, body: { client_id: a.clientId, label: 'x' } });
-    const missingClient = await t.request('POST', '/widgets', { key: b.key, body: { client_id: randomUUID(), label: 'x' } });
+    const foreignClient = await t.request('POST', '/widgets', {
+      key: b.key,
+      body: { client_id: a.clientId, label: 'x' },
+    });
+    const missingClient = await t.request('POST', '/widgets', {
+      key: b.key,
+      body: { client_id: randomUUID(), label: 'x' },
+    });
     expect(foreignClient.status).toBe(404);
     expect(foreignClient.text).toBe(missingClient.text);
 
@@ -196,7 +243,9 @@ describe('authentication, scopes and tenancy (RELIABILITY A)', () => {
     }
 
     // Lists never show another org's clients.
-    const list = await t.request<{ data: { client_id: string }[]; pagination: { total: number } }>('GET', '/clients', { key: b.key });
+    const list = await t.request<{ data: { client_id: string }[]; pagination: { total: number } }>('GET', '/clients', {
+      key: b.key,
+    });
     expect(list.status).toBe(200);
     expect(list.body.data.map((c) => c.client_id)).toEqual([b.clientId]);
     expect(list.body.pagination.total).toBe(1);
@@ -206,29 +255,48 @@ describe('authentication, scopes and tenancy (RELIABILITY A)', () => {
     const a = await t.tenant();
     const b = await t.tenant();
     const before = counts(t);
-    const rest = await t.request('POST', '/widgets', { key: b.key, body: { client_id: a.clientId, label: 'x', units: 5 }, headers: { 'idempotency-key': 'a7-key' } });
+    const rest = await t.request('POST', '/widgets', {
+      key: b.key,
+      body: { client_id: a.clientId, label: 'x', units: 5 },
+      headers: { 'idempotency-key': 'a7-key' },
+    });
     expect(rest.status).toBe(404);
     expect(rest.body).toMatchObject({ error: { code: 'not_found' } });
-    const strict = await t.request('POST', '/widgets/strict', { key: b.key, body: { client_id: a.clientId, label: 'x' }, headers: { 'idempotency-key': 'a7-strict' } });
+    const strict = await t.request('POST', '/widgets/strict', {
+      key: b.key,
+      body: { client_id: a.clientId, label: 'x' },
+      headers: { 'idempotency-key': 'a7-strict' },
+    });
     expect(strict.status).toBe(404);
     expect(strict.body).toMatchObject({ error: { code: 'not_found' } });
 
     const mcp = await connectHttpClient(t.url, b.key);
     try {
-      const m = await mcp.client.callTool({ name: 'create_widget', arguments: { client_id: a.clientId, label: 'x', idempotency_key: 'a7-mcp' } });
+      const m = await mcp.client.callTool({
+        name: 'create_widget',
+        arguments: { client_id: a.clientId, label: 'x', idempotency_key: 'a7-mcp' },
+      });
       expect(m.isError).toBe(true);
       expect(structured(m)).toEqual(rest.body);
     } finally {
       await mcp.close();
     }
     expect(counts(t)).toEqual(before);
-    const usage = await t.request<{ windows: Record<'24h' | '7d', { used: number; reserved: number }> }>('GET', '/usage', { key: b.key });
+    const usage = await t.request<{ windows: Record<'24h' | '7d', { used: number; reserved: number }> }>(
+      'GET',
+      '/usage',
+      { key: b.key },
+    );
     expect(usage.status).toBe(200);
     expect(usage.body.windows['24h']).toMatchObject({ used: 0, reserved: 0 });
     expect(usage.body.windows['7d']).toMatchObject({ used: 0, reserved: 0 });
 
     // The failed key was not stored: the same key now creates a widget (201, not a replay of the 404).
-    const ok = await t.request('POST', '/widgets', { key: b.key, body: { client_id: b.clientId, label: 'x', units: 5 }, headers: { 'idempotency-key': 'a7-key' } });
+    const ok = await t.request('POST', '/widgets', {
+      key: b.key,
+      body: { client_id: b.clientId, label: 'x', units: 5 },
+      headers: { 'idempotency-key': 'a7-key' },
+    });
     expect(ok.status).toBe(201);
     expect(ok.headers.get('idempotent-replayed')).toBeNull();
     const after = counts(t);
@@ -237,7 +305,9 @@ describe('authentication, scopes and tenancy (RELIABILITY A)', () => {
     const reserved = await t.request<{ windows: Record<'24h', { reserved: number }> }>('GET', '/usage', { key: b.key });
     expect(reserved.body.windows['24h'].reserved).toBe(5);
     // Org A's own client is untouched by B's attempts.
-    const aRuns = t.app.database.raw.prepare('SELECT count(*) AS n FROM runs WHERE org_id = ?').get(a.orgId) as { n: number };
+    const aRuns = t.app.database.raw.prepare('SELECT count(*) AS n FROM runs WHERE org_id = ?').get(a.orgId) as {
+      n: number;
+    };
     expect(aRuns.n).toBe(0);
   });
 
@@ -269,7 +339,9 @@ describe('authentication, scopes and tenancy (RELIABILITY A)', () => {
     const mark = logs.lines().length;
     for (const k of attempts) {
       expect((await t.request('GET', '/usage', { key: k })).status).toBe(401);
-      expect((await t.request('POST', '/widgets', { key: k, body: { label: 'x' }, headers: { 'x-api-key': k } })).status).toBe(401);
+      expect(
+        (await t.request('POST', '/widgets', { key: k, body: { label: 'x' }, headers: { 'x-api-key': k } })).status,
+      ).toBe(401);
       expect((await mcpInitialize(t, { authorization: `Bearer ${k}` })).status).toBe(401);
     }
     const captured = logs.lines().slice(mark).join('\n');
@@ -316,15 +388,23 @@ describe('per-IP failed-authentication limiter (RELIABILITY A.10)', () => {
     // Over its allowance an address is refused before its key is looked up.
     expect(statementsWhileLimited).toBe(0);
 
-    const fromOther = await undiciFetch(`${t.url}/api/agent/v1/usage`, { dispatcher: other, headers: { authorization: `Bearer ${key}` } });
+    const fromOther = await undiciFetch(`${t.url}/api/agent/v1/usage`, {
+      dispatcher: other,
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(fromOther.status).toBe(200);
     expect(fromOther.headers.get('x-ratelimit-limit')).toBe('30');
     await fromOther.text();
     // The request really came from the second address (the failure log names it), and that address has its own allowance.
-    const bad = await undiciFetch(`${t.url}/api/agent/v1/usage`, { dispatcher: other, headers: { authorization: `Bearer ${generateApiKey()}` } });
+    const bad = await undiciFetch(`${t.url}/api/agent/v1/usage`, {
+      dispatcher: other,
+      headers: { authorization: `Bearer ${generateApiKey()}` },
+    });
     expect(bad.status).toBe(401);
     await bad.text();
-    expect(t.logs!.lines().some((l) => l.includes('authentication failed') && l.includes('"ip":"127.0.0.2"'))).toBe(true);
+    expect(t.logs!.lines().some((l) => l.includes('authentication failed') && l.includes('"ip":"127.0.0.2"'))).toBe(
+      true,
+    );
 
     // The allowance refills with time: after a minute the first address is answered 401 (checked), not 429.
     t.clock.advance(60_000);

@@ -23,7 +23,10 @@ let provider: BillableProvider;
 
 beforeAll(async () => {
   provider = await startBillableProvider();
-  t = await startTestApp({ operations: [...OPERATIONS, ...widgetOperations()], pipelines: (e) => [widgetPipeline(e, () => provider.url)] });
+  t = await startTestApp({
+    operations: [...OPERATIONS, ...widgetOperations()],
+    pipelines: (e) => [widgetPipeline(e, () => provider.url)],
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -33,21 +36,49 @@ afterAll(async () => {
 /** What one organisation's requests left behind: widget runs, ledger entries, key records and provider calls. */
 async function footprint(app: TestApp, orgId: string) {
   await app.engine.runner.runUntilIdle();
-  const runs = await app.db.selectFrom('runs').select(['id', 'resource_id']).where('org_id', '=', orgId).where('kind', '=', 'widget').execute();
+  const runs = await app.db
+    .selectFrom('runs')
+    .select(['id', 'resource_id'])
+    .where('org_id', '=', orgId)
+    .where('kind', '=', 'widget')
+    .execute();
   const ledger = await app.db.selectFrom('usage_ledger').selectAll().where('org_id', '=', orgId).execute();
   const keys = await app.db.selectFrom('idempotency_keys').selectAll().where('org_id', '=', orgId).execute();
   const providerCalls = runs.reduce((n, r) => n + provider.callsFor(`${r.id}:call`), 0);
-  return { runs: runs.length, reservations: ledger.length, keys: keys.length, providerCalls, runIds: runs.map((r) => r.id), ledger };
+  return {
+    runs: runs.length,
+    reservations: ledger.length,
+    keys: keys.length,
+    providerCalls,
+    runIds: runs.map((r) => r.id),
+    ledger,
+  };
 }
 
-const widget = (clientId: string, label = 'w', extra: Record<string, unknown> = {}) => ({ client_id: clientId, label, ...extra });
+const widget = (clientId: string, label = 'w', extra: Record<string, unknown> = {}) => ({
+  client_id: clientId,
+  label,
+  ...extra,
+});
 const create = (key: string, body: unknown, idem?: string, app: TestApp = t) =>
-  app.request<Widget & ErrorBody>('POST', '/widgets', { key, body, headers: idem === undefined ? {} : { 'idempotency-key': idem } });
+  app.request<Widget & ErrorBody>('POST', '/widgets', {
+    key,
+    body,
+    headers: idem === undefined ? {} : { 'idempotency-key': idem },
+  });
 const start = (key: string, body: unknown, idem?: string) =>
-  t.request<Widget & ErrorBody>('POST', '/widgets/strict', { key, body, headers: idem === undefined ? {} : { 'idempotency-key': idem } });
+  t.request<Widget & ErrorBody>('POST', '/widgets/strict', {
+    key,
+    body,
+    headers: idem === undefined ? {} : { 'idempotency-key': idem },
+  });
 
 /** A request with headers exactly as given (repeated names included), through node:http. */
-function rawPost(path: string, headers: Record<string, string | string[]>, body: string): Promise<{ status: number; body: string }> {
+function rawPost(
+  path: string,
+  headers: Record<string, string | string[]>,
+  body: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(new URL(`/api/agent/v1${path}`, t.url), { method: 'POST', headers }, (res) => {
       let text = '';
@@ -114,8 +145,16 @@ describe('B. idempotency over REST', () => {
 
   it('B.12 keys in another order and other whitespace are the same request: replay', async () => {
     const { orgId, clientId, key } = await t.tenant();
-    const a = await t.request<Widget>('POST', '/widgets', { key, rawBody: `{"client_id":"${clientId}","label":"x","units":2}`, headers: { 'content-type': 'application/json', 'idempotency-key': 'b12' } });
-    const b = await t.request<Widget>('POST', '/widgets', { key, rawBody: `{\n  "units" : 2 ,\n\t"label":"x",   "client_id" : "${clientId}"\n}\n`, headers: { 'content-type': 'application/json', 'idempotency-key': 'b12' } });
+    const a = await t.request<Widget>('POST', '/widgets', {
+      key,
+      rawBody: `{"client_id":"${clientId}","label":"x","units":2}`,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'b12' },
+    });
+    const b = await t.request<Widget>('POST', '/widgets', {
+      key,
+      rawBody: `{\n  "units" : 2 ,\n\t"label":"x",   "client_id" : "${clientId}"\n}\n`,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'b12' },
+    });
     expect([a.status, b.status]).toEqual([201, 200]);
     expect(b.body.widget_id).toBe(a.body.widget_id);
     expect(b.headers.get('idempotent-replayed')).toBe('true');
@@ -142,7 +181,12 @@ describe('B. idempotency over REST', () => {
       expect(r.body.error.code).toBe('idempotency_key_reused');
       expect(r.headers.get('idempotent-replayed')).toBeNull();
     }
-    expect(await footprint(t, orgId)).toMatchObject({ runs: 1, reservations: 1, keys: 1, providerCalls: before.providerCalls });
+    expect(await footprint(t, orgId)).toMatchObject({
+      runs: 1,
+      reservations: 1,
+      keys: 1,
+      providerCalls: before.providerCalls,
+    });
   });
 
   it('B.14 same key sent to a different operation: 422, nothing new', async () => {
@@ -230,16 +274,31 @@ describe('B. idempotency over REST', () => {
   it('B.18 two Idempotency-Key headers (different or identical): 400, nothing created', async () => {
     const { orgId, clientId, key } = await t.tenant();
     const body = JSON.stringify(widget(clientId));
-    for (const pair of [['k1', 'k2'], ['k1', 'k1']]) {
-      const r = await rawPost('/widgets', { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': pair }, body);
+    for (const pair of [
+      ['k1', 'k2'],
+      ['k1', 'k1'],
+    ]) {
+      const r = await rawPost(
+        '/widgets',
+        { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': pair },
+        body,
+      );
       expect(r.status, pair.join()).toBe(400);
       expect((JSON.parse(r.body) as ErrorBody).error.code).toBe('invalid_input');
-      const s = await rawPost('/widgets/strict', { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': pair }, body);
+      const s = await rawPost(
+        '/widgets/strict',
+        { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': pair },
+        body,
+      );
       expect(s.status).toBe(400);
       expect((JSON.parse(s.body) as ErrorBody).error.code).toBe('validation_error');
     }
     // The same over a raw socket with the two header lines spelled differently.
-    const sock = await socketPost('/widgets', [`Authorization: Bearer ${key}`, 'Idempotency-Key: k1', 'idempotency-key: k1'], body);
+    const sock = await socketPost(
+      '/widgets',
+      [`Authorization: Bearer ${key}`, 'Idempotency-Key: k1', 'idempotency-key: k1'],
+      body,
+    );
     expect(sock.status).toBe(400);
     expect(await footprint(t, orgId)).toMatchObject({ runs: 0, reservations: 0, keys: 0 });
   });
@@ -255,7 +314,7 @@ describe('B. idempotency over REST', () => {
     expect(await footprint(t, orgId)).toMatchObject({ runs: 1, reservations: 1 });
   });
 
-  it('B.20 the same key in another organisation is independent; org B never sees org A\'s stored body', async () => {
+  it("B.20 the same key in another organisation is independent; org B never sees org A's stored body", async () => {
     const a = await t.tenant();
     const b = await t.tenant();
     const first = await create(a.key, widget(a.clientId, 'secret-of-a'), 'shared-key');
@@ -348,13 +407,20 @@ describe('B. idempotency over REST', () => {
   });
 
   it('B.26 the stored replay survives a restart (records are in SQLite)', async () => {
-    const first = await startTestApp({ operations: [...OPERATIONS, ...widgetOperations()], pipelines: (e) => [widgetPipeline(e, () => provider.url)] });
+    const first = await startTestApp({
+      operations: [...OPERATIONS, ...widgetOperations()],
+      pipelines: (e) => [widgetPipeline(e, () => provider.url)],
+    });
     const { orgId, clientId, key } = await first.tenant();
     const created = await create(key, widget(clientId), 'b26', first);
     expect(created.status).toBe(201);
     await first.engine.runner.runUntilIdle();
     await first.stop();
-    const second = await startTestApp({ dbPath: first.dbPath, operations: [...OPERATIONS, ...widgetOperations()], pipelines: (e) => [widgetPipeline(e, () => provider.url)] });
+    const second = await startTestApp({
+      dbPath: first.dbPath,
+      operations: [...OPERATIONS, ...widgetOperations()],
+      pipelines: (e) => [widgetPipeline(e, () => provider.url)],
+    });
     try {
       const replay = await create(key, widget(clientId), 'b26', second);
       expect(replay.status).toBe(200);
@@ -376,13 +442,25 @@ describe('B. idempotency over MCP', () => {
     const { orgId, clientId, key } = await t.tenant();
     const c = await connectHttpClient(t.url, key);
     try {
-      const a = await c.client.callTool({ name: 'create_widget', arguments: { ...widget(clientId), idempotency_key: 'm11' } });
-      const b = await c.client.callTool({ name: 'create_widget', arguments: { label: 'w', client_id: clientId, idempotency_key: 'm11' } });
+      const a = await c.client.callTool({
+        name: 'create_widget',
+        arguments: { ...widget(clientId), idempotency_key: 'm11' },
+      });
+      const b = await c.client.callTool({
+        name: 'create_widget',
+        arguments: { label: 'w', client_id: clientId, idempotency_key: 'm11' },
+      });
       expect(a.isError).toBeFalsy();
       expect(b.isError).toBeFalsy();
       expect(body(b).widget_id).toBe(body(a).widget_id);
-      const s1 = await c.client.callTool({ name: 'start_widget', arguments: { ...widget(clientId), idempotency_key: 'm11-strict' } });
-      const s2 = await c.client.callTool({ name: 'start_widget', arguments: { ...widget(clientId), idempotency_key: 'm11-strict' } });
+      const s1 = await c.client.callTool({
+        name: 'start_widget',
+        arguments: { ...widget(clientId), idempotency_key: 'm11-strict' },
+      });
+      const s2 = await c.client.callTool({
+        name: 'start_widget',
+        arguments: { ...widget(clientId), idempotency_key: 'm11-strict' },
+      });
       expect(body(s2).widget_id).toBe(body(s1).widget_id);
       expect(await footprint(t, orgId)).toMatchObject({ runs: 2, reservations: 2, keys: 2, providerCalls: 2 });
     } finally {
@@ -396,15 +474,24 @@ describe('B. idempotency over MCP', () => {
     try {
       const rest = await create(key, widget(clientId), 'cross');
       expect(rest.status).toBe(201);
-      const mcp = await c.client.callTool({ name: 'create_widget', arguments: { ...widget(clientId), idempotency_key: 'cross' } });
+      const mcp = await c.client.callTool({
+        name: 'create_widget',
+        arguments: { ...widget(clientId), idempotency_key: 'cross' },
+      });
       expect(mcp.isError).toBeFalsy();
       expect(body(mcp).widget_id).toBe(rest.body.widget_id);
-      const viaMcp = await c.client.callTool({ name: 'create_widget', arguments: { ...widget(clientId, 'm'), idempotency_key: 'cross-2' } });
+      const viaMcp = await c.client.callTool({
+        name: 'create_widget',
+        arguments: { ...widget(clientId, 'm'), idempotency_key: 'cross-2' },
+      });
       const viaRest = await create(key, widget(clientId, 'm'), 'cross-2');
       expect(viaRest.status).toBe(200);
       expect(viaRest.headers.get('idempotent-replayed')).toBe('true');
       expect(viaRest.body.widget_id).toBe(body(viaMcp).widget_id);
-      const reused = await c.client.callTool({ name: 'create_widget', arguments: { ...widget(clientId, 'other'), idempotency_key: 'cross' } });
+      const reused = await c.client.callTool({
+        name: 'create_widget',
+        arguments: { ...widget(clientId, 'other'), idempotency_key: 'cross' },
+      });
       expect(reused.isError).toBe(true);
       expect(body(reused).error.code).toBe('idempotency_key_reused');
       expect(await footprint(t, orgId)).toMatchObject({ runs: 2, reservations: 2, keys: 2, providerCalls: 2 });
@@ -418,7 +505,9 @@ describe('B. idempotency over MCP', () => {
     const c = await connectHttpClient(t.url, key);
     try {
       const results = await Promise.all(
-        Array.from({ length: 20 }, () => c.client.callTool({ name: 'create_widget', arguments: { ...widget(clientId), idempotency_key: 'm15' } })),
+        Array.from({ length: 20 }, () =>
+          c.client.callTool({ name: 'create_widget', arguments: { ...widget(clientId), idempotency_key: 'm15' } }),
+        ),
       );
       const ok = results.filter((r) => !r.isError);
       for (const r of results.filter((x) => x.isError)) expect(body(r).error.code).toBe('idempotency_key_in_use');
@@ -447,13 +536,22 @@ describe('B. idempotency over MCP', () => {
     const c = await connectHttpClient(t.url, key);
     try {
       for (const bad of ['', 'x'.repeat(256), 'a b', 'a\u0001b', 'k\u00e9y']) {
-        const r = await c.client.callTool({ name: 'create_widget', arguments: { ...widget(clientId), idempotency_key: bad } });
+        const r = await c.client.callTool({
+          name: 'create_widget',
+          arguments: { ...widget(clientId), idempotency_key: bad },
+        });
         expect(r.isError, JSON.stringify(bad)).toBe(true);
         expect(body(r).error.code).toBe('invalid_input');
-        const s = await c.client.callTool({ name: 'start_widget', arguments: { ...widget(clientId), idempotency_key: bad } });
+        const s = await c.client.callTool({
+          name: 'start_widget',
+          arguments: { ...widget(clientId), idempotency_key: bad },
+        });
         expect(body(s).error.code).toBe('validation_error');
       }
-      const notString = await c.client.callTool({ name: 'create_widget', arguments: { ...widget(clientId), idempotency_key: 7 } });
+      const notString = await c.client.callTool({
+        name: 'create_widget',
+        arguments: { ...widget(clientId), idempotency_key: 7 },
+      });
       expect(body(notString).error.code).toBe('invalid_input');
       expect(await footprint(t, orgId)).toMatchObject({ runs: 0, reservations: 0, keys: 0 });
     } finally {
@@ -465,7 +563,10 @@ describe('B. idempotency over MCP', () => {
     const { orgId, clientId, key } = await t.tenant();
     const c = await connectHttpClient(t.url, key);
     try {
-      const a = await c.client.callTool({ name: 'create_widget', arguments: { ...widget(clientId), idempotency_key: '"abc-123"' } });
+      const a = await c.client.callTool({
+        name: 'create_widget',
+        arguments: { ...widget(clientId), idempotency_key: '"abc-123"' },
+      });
       const b = await create(key, widget(clientId), 'abc-123');
       expect(b.status).toBe(200);
       expect(b.body.widget_id).toBe(body(a).widget_id);

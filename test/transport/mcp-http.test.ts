@@ -20,7 +20,14 @@ interface RawResponse {
  * A request with exact headers: `headers` may be a list of [name, value] pairs, so one name can be sent twice
  * (fetch would merge them, and refuses to set Host).
  */
-function raw(base: string, method: string, path: string, headers: Array<[string, string]>, body?: string | Buffer, chunked = false): Promise<RawResponse> {
+function raw(
+  base: string,
+  method: string,
+  path: string,
+  headers: Array<[string, string]>,
+  body?: string | Buffer,
+  chunked = false,
+): Promise<RawResponse> {
   const url = new URL(path, base);
   const flat: string[] = [];
   // With headers given as a raw list Node adds no Host header of its own.
@@ -29,7 +36,13 @@ function raw(base: string, method: string, path: string, headers: Array<[string,
   if (body !== undefined && !chunked) flat.push('Content-Length', String(Buffer.byteLength(body)));
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers: flat as unknown as OutgoingHttpHeaders },
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: url.pathname + url.search,
+        headers: flat as unknown as OutgoingHttpHeaders,
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -58,7 +71,11 @@ const initialize = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
   method: 'initialize',
-  params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw-test', version: '1.0.0' } },
+  params: {
+    protocolVersion: LATEST_PROTOCOL_VERSION,
+    capabilities: {},
+    clientInfo: { name: 'raw-test', version: '1.0.0' },
+  },
 });
 const listTools = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
 
@@ -91,7 +108,13 @@ describe('MCP Streamable HTTP', () => {
     expect(r.status).toBe(200);
     const id = r.headers['mcp-session-id'];
     expect(typeof id).toBe('string');
-    const init = await raw(t.url, 'POST', '/mcp', [bearer(key), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', id as string]], JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    const init = await raw(
+      t.url,
+      'POST',
+      '/mcp',
+      [bearer(key), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', id as string]],
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    );
     expect(init.status).toBe(202);
     return id as string;
   }
@@ -110,21 +133,40 @@ describe('MCP Streamable HTTP', () => {
 
   describe('H.81 Origin', () => {
     it('H.81 a foreign Origin with a valid token is refused with 403 before authentication', async () => {
-      const r = await raw(t.url, 'POST', '/mcp', [bearer(keyA), ACCEPT, JSON_TYPE, ['Origin', 'https://evil.example']], initialize);
+      const r = await raw(
+        t.url,
+        'POST',
+        '/mcp',
+        [bearer(keyA), ACCEPT, JSON_TYPE, ['Origin', 'https://evil.example']],
+        initialize,
+      );
       expect(r.status).toBe(403);
       expect(errorCode(r)).toBe('forbidden');
       expect(r.headers['mcp-session-id']).toBeUndefined();
     });
 
     it('H.81 the Origin check comes before auth and before MCP version checks (403, not 401 or 400)', async () => {
-      const noKey = await raw(t.url, 'POST', '/mcp', [ACCEPT, JSON_TYPE, ['Origin', 'https://evil.example']], initialize);
+      const noKey = await raw(
+        t.url,
+        'POST',
+        '/mcp',
+        [ACCEPT, JSON_TYPE, ['Origin', 'https://evil.example']],
+        initialize,
+      );
       expect(noKey.status).toBe(403);
       expect(noKey.headers['www-authenticate']).toBeUndefined();
       const badVersion = await raw(
         t.url,
         'POST',
         '/mcp',
-        [bearer(keyA), ACCEPT, JSON_TYPE, ['Origin', 'https://evil.example'], ['MCP-Protocol-Version', '1999-01-01'], ['Mcp-Session-Id', 'whatever']],
+        [
+          bearer(keyA),
+          ACCEPT,
+          JSON_TYPE,
+          ['Origin', 'https://evil.example'],
+          ['MCP-Protocol-Version', '1999-01-01'],
+          ['Mcp-Session-Id', 'whatever'],
+        ],
         listTools,
       );
       expect(badVersion.status).toBe(403);
@@ -136,13 +178,19 @@ describe('MCP Streamable HTTP', () => {
         [origin, 'https://evil.example'],
         ['https://evil.example', origin],
       ]) {
-        const r = await raw(t.url, 'POST', '/mcp', [bearer(keyA), ACCEPT, JSON_TYPE, ['Origin', pair[0]!], ['Origin', pair[1]!]], initialize);
+        const r = await raw(
+          t.url,
+          'POST',
+          '/mcp',
+          [bearer(keyA), ACCEPT, JSON_TYPE, ['Origin', pair[0]!], ['Origin', pair[1]!]],
+          initialize,
+        );
         expect(r.status, `Origin: ${pair.join(' / ')}`).toBe(403);
         expect(errorCode(r)).toBe('forbidden');
       }
     });
 
-    it('H.81 the server\'s own loopback Origin is accepted (the guard is not refusing everything)', async () => {
+    it("H.81 the server's own loopback Origin is accepted (the guard is not refusing everything)", async () => {
       const r = await raw(t.url, 'POST', '/mcp', [bearer(keyA), ACCEPT, JSON_TYPE, ['Origin', origin]], initialize);
       expect(r.status).toBe(200);
       expect(messages(r)[0]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'agent-api' } } });
@@ -161,12 +209,21 @@ describe('MCP Streamable HTTP', () => {
         ['POST', '/mcp', initialize],
         ['GET', '/api/agent/v1/usage', undefined],
       ] as const) {
-        const r = await raw(t.url, method, path, [['Host', 'attacker.example'], bearer(keyA), ACCEPT, ...(body ? [JSON_TYPE] : [])], body);
+        const r = await raw(
+          t.url,
+          method,
+          path,
+          [['Host', 'attacker.example'], bearer(keyA), ACCEPT, ...(body ? [JSON_TYPE] : [])],
+          body,
+        );
         expect(r.status, `${method} ${path}`).toBe(403);
         expect(errorCode(r)).toBe('forbidden');
       }
       const port = new URL(t.url).port;
-      const otherPort = await raw(t.url, 'GET', '/api/agent/v1/usage', [['Host', `127.0.0.1:${Number(port) + 1}`], bearer(keyA)]);
+      const otherPort = await raw(t.url, 'GET', '/api/agent/v1/usage', [
+        ['Host', `127.0.0.1:${Number(port) + 1}`],
+        bearer(keyA),
+      ]);
       expect(otherPort.status).toBe(403);
       const ok = await raw(t.url, 'GET', '/api/agent/v1/usage', [['Host', `localhost:${port}`], bearer(keyA)]);
       expect(ok.status).toBe(200);
@@ -186,7 +243,7 @@ describe('MCP Streamable HTTP', () => {
       await expect(connectHttpClient(t.url, null)).rejects.toThrow();
     });
 
-    it('H.83 a token lacking the tool\'s scope gets a tool error with forbidden', async () => {
+    it("H.83 a token lacking the tool's scope gets a tool error with forbidden", async () => {
       const { orgId, clientId } = await t.tenant('agency');
       const narrow = (await t.key(orgId, ['optimize:read'])).apiKey;
       const c = await connectHttpClient(t.url, narrow);
@@ -194,7 +251,11 @@ describe('MCP Streamable HTTP', () => {
         const res = await c.client.callTool({ name: 'create_widget', arguments: { client_id: clientId, label: 'x' } });
         expect(res.isError).toBe(true);
         expect(structured(res)).toEqual({
-          error: { code: 'forbidden', message: 'This API key lacks the scope copywriter:run.', details: { required_scope: 'copywriter:run' } },
+          error: {
+            code: 'forbidden',
+            message: 'This API key lacks the scope copywriter:run.',
+            details: { required_scope: 'copywriter:run' },
+          },
         });
         // The same key may still call what its scope allows.
         const usage = await c.client.callTool({ name: 'get_usage', arguments: {} });
@@ -207,11 +268,23 @@ describe('MCP Streamable HTTP', () => {
     it('H.83 a session id alone (no token, or a bad one) is not authentication: 401', async () => {
       const session = await openSession(keyA);
       for (const auth of [[], [['Authorization', 'Bearer aapi_notarealkeyatall']]] as Array<Array<[string, string]>>) {
-        const r = await raw(t.url, 'POST', '/mcp', [...auth, ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]], listTools);
+        const r = await raw(
+          t.url,
+          'POST',
+          '/mcp',
+          [...auth, ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]],
+          listTools,
+        );
         expect(r.status).toBe(401);
         expect(errorCode(r)).toBe('unauthorized');
       }
-      const ok = await raw(t.url, 'POST', '/mcp', [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]], listTools);
+      const ok = await raw(
+        t.url,
+        'POST',
+        '/mcp',
+        [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]],
+        listTools,
+      );
       expect(ok.status).toBe(200);
     });
 
@@ -220,7 +293,13 @@ describe('MCP Streamable HTTP', () => {
       const k = await t.key(orgId);
       const session = await openSession(k.apiKey);
       await revokeApiKey(t.db, k.keyId, t.clock.now());
-      const r = await raw(t.url, 'POST', '/mcp', [bearer(k.apiKey), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]], listTools);
+      const r = await raw(
+        t.url,
+        'POST',
+        '/mcp',
+        [bearer(k.apiKey), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]],
+        listTools,
+      );
       expect(r.status).toBe(401);
     });
   });
@@ -229,23 +308,47 @@ describe('MCP Streamable HTTP', () => {
     it('H.84 a session created by key A and used with key B is not found (404), even within the organisation', async () => {
       const session = await openSession(keyA);
       for (const other of [keyB, otherOrgKey]) {
-        const r = await raw(t.url, 'POST', '/mcp', [bearer(other), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]], listTools);
+        const r = await raw(
+          t.url,
+          'POST',
+          '/mcp',
+          [bearer(other), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]],
+          listTools,
+        );
         expect(r.status).toBe(404);
         const del = await raw(t.url, 'DELETE', '/mcp', [bearer(other), ['Mcp-Session-Id', session]]);
         expect(del.status).toBe(404);
       }
-      const owner = await raw(t.url, 'POST', '/mcp', [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]], listTools);
+      const owner = await raw(
+        t.url,
+        'POST',
+        '/mcp',
+        [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]],
+        listTools,
+      );
       expect(owner.status).toBe(200);
       expect((messages(owner)[0]!.result as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
     });
 
     it('H.84 an unknown session is 404; a deleted session is gone', async () => {
-      const r = await raw(t.url, 'POST', '/mcp', [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', crypto.randomUUID()]], listTools);
+      const r = await raw(
+        t.url,
+        'POST',
+        '/mcp',
+        [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', crypto.randomUUID()]],
+        listTools,
+      );
       expect(r.status).toBe(404);
       const session = await openSession(keyA);
       const del = await raw(t.url, 'DELETE', '/mcp', [bearer(keyA), ['Mcp-Session-Id', session]]);
       expect(del.status).toBe(200);
-      const after = await raw(t.url, 'POST', '/mcp', [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]], listTools);
+      const after = await raw(
+        t.url,
+        'POST',
+        '/mcp',
+        [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]],
+        listTools,
+      );
       expect(after.status).toBe(404);
     });
 
@@ -257,30 +360,63 @@ describe('MCP Streamable HTTP', () => {
 
     it('H.84 an unsupported MCP-Protocol-Version header is 400', async () => {
       const session = await openSession(keyA);
-      const r = await raw(t.url, 'POST', '/mcp', [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session], ['MCP-Protocol-Version', '1999-01-01']], listTools);
+      const r = await raw(
+        t.url,
+        'POST',
+        '/mcp',
+        [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session], ['MCP-Protocol-Version', '1999-01-01']],
+        listTools,
+      );
       expect(r.status).toBe(400);
       expect(r.text).toMatch(/protocol version/i);
-      const good = await raw(t.url, 'POST', '/mcp', [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session], ['MCP-Protocol-Version', LATEST_PROTOCOL_VERSION]], listTools);
+      const good = await raw(
+        t.url,
+        'POST',
+        '/mcp',
+        [
+          bearer(keyA),
+          ACCEPT,
+          JSON_TYPE,
+          ['Mcp-Session-Id', session],
+          ['MCP-Protocol-Version', LATEST_PROTOCOL_VERSION],
+        ],
+        listTools,
+      );
       expect(good.status).toBe(200);
     });
 
     it('H.84 a notification POST is answered 202 with an empty body', async () => {
       const session = await openSession(keyA);
-      const r = await raw(t.url, 'POST', '/mcp', [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]], JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } }));
+      const r = await raw(
+        t.url,
+        'POST',
+        '/mcp',
+        [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]],
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } }),
+      );
       expect(r.status).toBe(202);
       expect(r.text).toBe('');
     });
 
     it('H.84 GET /mcp (no standalone SSE stream) is 405', async () => {
       const session = await openSession(keyA);
-      const r = await raw(t.url, 'GET', '/mcp', [bearer(keyA), ['Accept', 'text/event-stream'], ['Mcp-Session-Id', session]]);
+      const r = await raw(t.url, 'GET', '/mcp', [
+        bearer(keyA),
+        ['Accept', 'text/event-stream'],
+        ['Mcp-Session-Id', session],
+      ]);
       expect(r.status).toBe(405);
       expect(String(r.headers.allow)).toContain('POST');
     });
 
     it('H.84 a body over 1 MiB is 413, by Content-Length and when streamed chunked', async () => {
       const session = await openSession(keyA);
-      const big = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_usage', arguments: {}, _meta: { pad: 'x'.repeat(1024 * 1024) } } });
+      const big = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'get_usage', arguments: {}, _meta: { pad: 'x'.repeat(1024 * 1024) } },
+      });
       for (const chunked of [false, true]) {
         for (const headers of [
           [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]],
@@ -297,7 +433,12 @@ describe('MCP Streamable HTTP', () => {
       expect(rest.status).toBe(413);
       expect(errorCode(rest)).toBe('payload_too_large');
       // Just under the limit is not refused for its size.
-      const fits = JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_usage', arguments: {}, _meta: { pad: 'x'.repeat(1024 * 1024 - 200) } } });
+      const fits = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { name: 'get_usage', arguments: {}, _meta: { pad: 'x'.repeat(1024 * 1024 - 200) } },
+      });
       const ok = await raw(t.url, 'POST', '/mcp', [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]], fits);
       expect(ok.status).toBe(200);
     });
@@ -305,8 +446,12 @@ describe('MCP Streamable HTTP', () => {
     it('H.84 tool arguments with unknown fields are JSON-RPC -32602', async () => {
       const c = await connectHttpClient(t.url, keyA);
       try {
-        await expect(c.client.callTool({ name: 'list_clients', arguments: { limit: 5, sneaky: true } })).rejects.toMatchObject({ code: -32602 });
-        await expect(c.client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+        await expect(
+          c.client.callTool({ name: 'list_clients', arguments: { limit: 5, sneaky: true } }),
+        ).rejects.toMatchObject({ code: -32602 });
+        await expect(c.client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({
+          code: -32602,
+        });
       } finally {
         await c.close();
       }
@@ -316,7 +461,12 @@ describe('MCP Streamable HTTP', () => {
         'POST',
         '/mcp',
         [bearer(keyA), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]],
-        JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_usage', arguments: { org_id: 'someone-else' } } }),
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 5,
+          method: 'tools/call',
+          params: { name: 'get_usage', arguments: { org_id: 'someone-else' } },
+        }),
       );
       expect(messages(r)[0]).toMatchObject({ id: 5, error: { code: -32602 } });
     });
@@ -333,13 +483,31 @@ describe('MCP Streamable HTTP', () => {
         expect(r.status, `${args[1]} ${args[2]}`).toBeGreaterThanOrEqual(400);
         texts.push(r.text, JSON.stringify(r.headers));
       };
-      await send(t.url, 'POST', '/mcp', [bearer(secret), ACCEPT, JSON_TYPE, ['Origin', 'https://evil.example']], initialize);
+      await send(
+        t.url,
+        'POST',
+        '/mcp',
+        [bearer(secret), ACCEPT, JSON_TYPE, ['Origin', 'https://evil.example']],
+        initialize,
+      );
       await send(t.url, 'POST', '/mcp', [bearer(secret), ACCEPT, JSON_TYPE, ['Host', 'attacker.example']], initialize);
       await send(t.url, 'POST', '/mcp', [bearer(`${secret}x`), ACCEPT, JSON_TYPE], initialize);
       await send(t.url, 'POST', '/mcp', [bearer(revoked.apiKey), ACCEPT, JSON_TYPE], initialize);
       await send(t.url, 'POST', '/mcp', [bearer(secret), ACCEPT, JSON_TYPE], listTools);
-      await send(t.url, 'POST', '/mcp', [bearer(secret), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', crypto.randomUUID()]], listTools);
-      await send(t.url, 'POST', '/mcp', [bearer(secret), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session], ['MCP-Protocol-Version', '1999-01-01']], listTools);
+      await send(
+        t.url,
+        'POST',
+        '/mcp',
+        [bearer(secret), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', crypto.randomUUID()]],
+        listTools,
+      );
+      await send(
+        t.url,
+        'POST',
+        '/mcp',
+        [bearer(secret), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session], ['MCP-Protocol-Version', '1999-01-01']],
+        listTools,
+      );
       await send(t.url, 'POST', '/mcp', [bearer(secret), ACCEPT, JSON_TYPE], '{not json');
       await send(t.url, 'GET', `/api/agent/v1/clients?limit=1000&key=${secret}`, [bearer(secret)]);
       await send(t.url, 'GET', '/api/agent/v1/nope', [bearer(secret)]);
@@ -348,7 +516,12 @@ describe('MCP Streamable HTTP', () => {
         'POST',
         '/mcp',
         [bearer(secret), ACCEPT, JSON_TYPE, ['Mcp-Session-Id', session]],
-        JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_clients', arguments: { limit: secret } } }),
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'list_clients', arguments: { limit: secret } },
+        }),
       );
       texts.push(tool.text);
       expect(messages(tool)[0]).toMatchObject({ result: { isError: true } });

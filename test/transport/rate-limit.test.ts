@@ -115,7 +115,10 @@ describe('per-key rate limiting over REST and MCP (RELIABILITY D)', () => {
     expect(rs.filter((r) => r.status === 200)).toHaveLength(30);
     expect(rs.filter((r) => r.status === 429)).toHaveLength(30);
     // Every allowance value was handed out once.
-    const remaining = rs.filter((r) => r.status === 200).map((r) => Number(rate(r).remaining)).sort((a, b) => a - b);
+    const remaining = rs
+      .filter((r) => r.status === 200)
+      .map((r) => Number(rate(r).remaining))
+      .sort((a, b) => a - b);
     expect(remaining).toEqual(Array.from({ length: 30 }, (_, i) => i));
   });
 
@@ -149,16 +152,30 @@ describe('per-key rate limiting over REST and MCP (RELIABILITY D)', () => {
     const limited = await t.request('POST', '/widgets', { key, body, headers: { 'idempotency-key': 'd41-key' } });
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ error: { code: 'rate_limit_exceeded' } });
-    const strict = await t.request('POST', '/widgets/strict', { key, body, headers: { 'idempotency-key': 'd41-strict' } });
+    const strict = await t.request('POST', '/widgets/strict', {
+      key,
+      body,
+      headers: { 'idempotency-key': 'd41-strict' },
+    });
     expect(strict.status).toBe(429);
     expect(orgRows(t, orgId)).toEqual(before);
 
     t.clock.advance(Number(limited.headers.get('retry-after')) * 1000);
-    const created = await t.request<{ widget_id: string }>('POST', '/widgets', { key, body, headers: { 'idempotency-key': 'd41-key' } });
+    const created = await t.request<{ widget_id: string }>('POST', '/widgets', {
+      key,
+      body,
+      headers: { 'idempotency-key': 'd41-key' },
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('idempotent-replayed')).toBeNull();
-    expect(orgRows(t, orgId)).toEqual({ runs: before.runs + 1, ledger: before.ledger + 1, idempotency: before.idempotency + 1 });
-    const reservation = t.app.database.raw.prepare('SELECT units, state FROM usage_ledger WHERE resource_id = ?').get(created.body.widget_id);
+    expect(orgRows(t, orgId)).toEqual({
+      runs: before.runs + 1,
+      ledger: before.ledger + 1,
+      idempotency: before.idempotency + 1,
+    });
+    const reservation = t.app.database.raw
+      .prepare('SELECT units, state FROM usage_ledger WHERE resource_id = ?')
+      .get(created.body.widget_id);
     expect(reservation).toEqual({ units: 3, state: 'reserved' });
   });
 
@@ -176,13 +193,41 @@ describe('per-key rate limiting over REST and MCP (RELIABILITY D)', () => {
       else expect(h.retryAfter).toBeNull();
     };
     check(await t.request('GET', '/usage', { key }), 200);
-    check(await t.request('POST', '/widgets', { key, body: { client_id: clientId, label: 'h' }, headers: { 'idempotency-key': 'd42' } }), 201);
-    check(await t.request('POST', '/widgets', { key, body: { client_id: clientId, label: 'h' }, headers: { 'idempotency-key': 'd42' } }), 200);
+    check(
+      await t.request('POST', '/widgets', {
+        key,
+        body: { client_id: clientId, label: 'h' },
+        headers: { 'idempotency-key': 'd42' },
+      }),
+      201,
+    );
+    check(
+      await t.request('POST', '/widgets', {
+        key,
+        body: { client_id: clientId, label: 'h' },
+        headers: { 'idempotency-key': 'd42' },
+      }),
+      200,
+    );
     check(await t.request('GET', `/widgets/${randomUUID()}`, { key }), 404);
-    check(await t.request('POST', '/widgets', { key, rawBody: '{not json', headers: { 'content-type': 'application/json' } }), 400);
+    check(
+      await t.request('POST', '/widgets', {
+        key,
+        rawBody: '{not json',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+    );
     check(await t.request('POST', '/widgets', { key, body: { client_id: 'nope', label: '' } }), 400);
     check(await t.request('POST', '/widgets/strict', { key, body: { client_id: clientId, label: 'h' } }), 400);
-    check(await t.request('POST', '/widgets', { key, body: { client_id: clientId, label: 'other' }, headers: { 'idempotency-key': 'd42' } }), 422);
+    check(
+      await t.request('POST', '/widgets', {
+        key,
+        body: { client_id: clientId, label: 'other' },
+        headers: { 'idempotency-key': 'd42' },
+      }),
+      422,
+    );
     check(await t.request('GET', '/clients', { key, query: { limit: 1000 } }), 400);
     check(await t.request('POST', '/widgets', { key: reader, body: { client_id: clientId, label: 'h' } }), 403);
     // Use up the rest of the minute; every answer on the way, and the refusals after, keep the headers.
@@ -209,7 +254,9 @@ describe('per-key rate limiting over REST and MCP (RELIABILITY D)', () => {
       }
       const limited = await mcp.client.callTool({ name: 'get_usage', arguments: {} });
       expect(limited.isError).toBe(true);
-      expect(structured(limited)).toMatchObject({ error: { code: 'rate_limit_exceeded', details: { limit: 30, retry_after_seconds: 2 } } });
+      expect(structured(limited)).toMatchObject({
+        error: { code: 'rate_limit_exceeded', details: { limit: 30, retry_after_seconds: 2 } },
+      });
       // REST sees the same exhausted allowance and answers the same body at the same instant.
       const rest = await t.request('GET', '/usage', { key });
       expect(rest.status).toBe(429);
@@ -217,14 +264,20 @@ describe('per-key rate limiting over REST and MCP (RELIABILITY D)', () => {
 
       // A refused tool call creates nothing and stores nothing under its key.
       const before = orgRows(t, orgId);
-      const w = await mcp.client.callTool({ name: 'create_widget', arguments: { client_id: clientId, label: 'm', idempotency_key: 'mcp-d41' } });
+      const w = await mcp.client.callTool({
+        name: 'create_widget',
+        arguments: { client_id: clientId, label: 'm', idempotency_key: 'mcp-d41' },
+      });
       expect(w.isError).toBe(true);
       expect(structured(w)).toEqual(rest.body);
       expect(orgRows(t, orgId)).toEqual(before);
 
       // One interval later exactly one call passes, whichever transport takes it.
       t.clock.advance(2_000);
-      const again = await mcp.client.callTool({ name: 'create_widget', arguments: { client_id: clientId, label: 'm', idempotency_key: 'mcp-d41' } });
+      const again = await mcp.client.callTool({
+        name: 'create_widget',
+        arguments: { client_id: clientId, label: 'm', idempotency_key: 'mcp-d41' },
+      });
       expect(again.isError).toBeFalsy();
       expect(structured(again)).toMatchObject({ status: 'queued', billing: 'reserved' });
       expect((await t.request('GET', '/usage', { key })).status).toBe(429);

@@ -10,7 +10,10 @@ describe('foundation smoke', () => {
   let provider: BillableProvider;
   beforeAll(async () => {
     provider = await startBillableProvider();
-    t = await startTestApp({ operations: [...OPERATIONS, ...widgetOperations()], pipelines: (e) => [widgetPipeline(e, () => provider.url)] });
+    t = await startTestApp({
+      operations: [...OPERATIONS, ...widgetOperations()],
+      pipelines: (e) => [widgetPipeline(e, () => provider.url)],
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -19,9 +22,17 @@ describe('foundation smoke', () => {
 
   it('creates a widget over REST, runs it and charges once', async () => {
     const { clientId, key } = await t.tenant();
-    const r = await t.request('POST', '/widgets', { key, body: { client_id: clientId, label: 'a' }, headers: { 'idempotency-key': 'k1' } });
+    const r = await t.request('POST', '/widgets', {
+      key,
+      body: { client_id: clientId, label: 'a' },
+      headers: { 'idempotency-key': 'k1' },
+    });
     expect(r.status).toBe(201);
-    const again = await t.request('POST', '/widgets', { key, body: { label: 'a', client_id: clientId }, headers: { 'idempotency-key': 'k1' } });
+    const again = await t.request('POST', '/widgets', {
+      key,
+      body: { label: 'a', client_id: clientId },
+      headers: { 'idempotency-key': 'k1' },
+    });
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     await t.engine.runner.runUntilIdle();
@@ -40,7 +51,9 @@ describe('foundation smoke', () => {
     const bad = await c.client.callTool({ name: 'list_clients', arguments: { limit: 1000 } });
     expect(bad.isError).toBe(true);
     expect(structured(bad)).toMatchObject({ error: { code: 'invalid_input' } });
-    await expect(c.client.callTool({ name: 'get_usage', arguments: { nope: 1 } })).rejects.toMatchObject({ code: -32602 });
+    await expect(c.client.callTool({ name: 'get_usage', arguments: { nope: 1 } })).rejects.toMatchObject({
+      code: -32602,
+    });
     await c.close();
   });
 

@@ -96,7 +96,10 @@ export function registerAdminCommands(program: Command, config: Config, io: CliI
             defaultTone: (o.tone as string | undefined) ?? null,
             brandVoice: (o.brandVoice as string | undefined) ?? null,
             knowledgeBase: (o.knowledgeBase as string | undefined) ?? null,
-            excludedTopics: String(o.excludedTopics ?? '').split(',').map((t) => t.trim()).filter(Boolean),
+            excludedTopics: String(o.excludedTopics ?? '')
+              .split(',')
+              .map((t) => t.trim())
+              .filter(Boolean),
           },
           Date.now(),
         );
@@ -118,7 +121,10 @@ export function registerAdminCommands(program: Command, config: Config, io: CliI
     .action(async (o: { org: string; scopes: string; name?: string; expiresAt?: number; json?: boolean }) => {
       const key = await withStore(config, async (s) => {
         if (!(await getOrganisation(s.db, o.org))) throw new Error(`no organisation ${o.org}`);
-        const scopes = o.scopes.split(',').map((x) => x.trim()).filter(Boolean);
+        const scopes = o.scopes
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean);
         return issueApiKey(s.db, { orgId: o.org, scopes, name: o.name, expiresAt: o.expiresAt ?? null }, Date.now());
       });
       if (o.json) printJson(io, { key_id: key.keyId, api_key: key.apiKey, scopes: key.scopes });
@@ -154,7 +160,9 @@ export function registerAdminCommands(program: Command, config: Config, io: CliI
       // --json prints one object, like every other command, so callers can parse stdout in one go.
       if (o.json) return printJson(io, { org_id: o.org, keys: views });
       for (const view of views) {
-        io.out(`${view.key_id}  ${view.prefix}…  ${view.scopes.join(',')}  ${view.revoked_at ? 'revoked' : view.expires_at ? `expires ${view.expires_at}` : 'active'}  ${view.name}`);
+        io.out(
+          `${view.key_id}  ${view.prefix}…  ${view.scopes.join(',')}  ${view.revoked_at ? 'revoked' : view.expires_at ? `expires ${view.expires_at}` : 'active'}  ${view.name}`,
+        );
       }
     });
 }

@@ -77,7 +77,10 @@ export function capturesFromPage(page: FetchedPage): HttpCapture[] {
       date: page.fetchedAt,
       status: 302,
       statusText: 'Found',
-      headers: [['location', final], ['content-length', '0']],
+      headers: [
+        ['location', final],
+        ['content-length', '0'],
+      ],
       payload: new Uint8Array(),
     });
   }

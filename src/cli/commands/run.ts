@@ -22,14 +22,18 @@ export function connectionSnippets(config: Config, apiKey: string, url: string) 
         },
       },
     },
-    http: { mcpServers: { 'agent-api': { type: 'http', url: `${url}/mcp`, headers: { Authorization: `Bearer ${apiKey}` } } } },
+    http: {
+      mcpServers: { 'agent-api': { type: 'http', url: `${url}/mcp`, headers: { Authorization: `Bearer ${apiKey}` } } },
+    },
   };
 }
 
 function printInit(io: CliIo, config: Config, r: InitResult, url: string): void {
   if (!r.apiKey) {
     io.out(`agent-api is already initialised (organisation ${r.orgId}); no key was created.`);
-    io.out('Create another key with: npx agent-api keys create --org <id> --scopes <list>  (or: npx agent-api init --force-new-key)');
+    io.out(
+      'Create another key with: npx agent-api keys create --org <id> --scopes <list>  (or: npx agent-api init --force-new-key)',
+    );
     return;
   }
   const s = connectionSnippets(config, r.apiKey, url);
@@ -69,7 +73,13 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
     .option('--force-new-key', 'when already initialised, create a new all-scope key')
     .action(async (o: { json?: boolean; forceNewKey?: boolean }) => {
       const r = await withStore(config, (s) => initialise(s.db, Date.now(), { forceNewKey: o.forceNewKey }));
-      if (o.json) printJson(io, { org_id: r.orgId, client_id: r.clientId, api_key: r.apiKey, ...(r.created ? {} : { already_initialised: true }) });
+      if (o.json)
+        printJson(io, {
+          org_id: r.orgId,
+          client_id: r.clientId,
+          api_key: r.apiKey,
+          ...(r.created ? {} : { already_initialised: true }),
+        });
       else printInit(io, config, r, `http://${config.AGENT_API_HOST}:${config.AGENT_API_PORT}`);
     });
 
@@ -92,7 +102,10 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
       const r = await initialise(app.database.db, Date.now());
       const url = `http://${config.AGENT_API_HOST.includes(':') ? `[${config.AGENT_API_HOST}]` : config.AGENT_API_HOST}:${config.AGENT_API_PORT}`;
       if (r.created) printInit(io, config, r, url);
-      else io.out(`agent-api: using organisation ${r.orgId} in ${resolve(config.AGENT_API_DB)} (keys are shown only when created; npx agent-api init --force-new-key makes a new one).`);
+      else
+        io.out(
+          `agent-api: using organisation ${r.orgId} in ${resolve(config.AGENT_API_DB)} (keys are shown only when created; npx agent-api init --force-new-key makes a new one).`,
+        );
       await serveUntilSignal(app, io, config.AGENT_API_HOST, config.AGENT_API_PORT);
     });
 
@@ -106,12 +119,13 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
         process.exitCode = 2;
         return;
       }
-      const [{ createApp, VERSION }, { authenticate }, { buildMcpServer }, { StdioServerTransport }] = await Promise.all([
-        import('../../app.ts'),
-        import('../../engine/auth.ts'),
-        import('../../transport/mcp/server.ts'),
-        import('@modelcontextprotocol/sdk/server/stdio.js'),
-      ]);
+      const [{ createApp, VERSION }, { authenticate }, { buildMcpServer }, { StdioServerTransport }] =
+        await Promise.all([
+          import('../../app.ts'),
+          import('../../engine/auth.ts'),
+          import('../../transport/mcp/server.ts'),
+          import('@modelcontextprotocol/sdk/server/stdio.js'),
+        ]);
       const app = await createApp({ config });
       try {
         await authenticate(app.database.db, app.engine.clock, key);

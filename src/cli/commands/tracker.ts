@@ -5,7 +5,11 @@ import { createProject } from '../../engine/tracker/service.ts';
 import { printJson, type CliIo } from '../output.ts';
 import { withStore } from '../store.ts';
 
-const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const list = (v: string | undefined) =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 interface CreateOptions {
   client: string;
@@ -32,13 +36,17 @@ export function registerTrackerCommands(program: Command, config: Config, io: Cl
     .requiredOption('--domain <domain>', "the brand's domain, e.g. example.com (subdomains count)")
     .option('--keywords <list>', 'comma-separated keywords to track')
     .option('--prompts <list>', 'comma-separated prompts to ask AI answer platforms (instead of --keywords)')
-    .option('--platforms <list>', 'comma-separated: organic, chatgpt, perplexity, claude, google_ai_overview (default organic)')
+    .option(
+      '--platforms <list>',
+      'comma-separated: organic, chatgpt, perplexity, claude, google_ai_overview (default organic)',
+    )
     .option('--brand-names <list>', 'comma-separated names that count as a mention (default: the domain)')
     .option('--location <text>', 'e.g. "Austin, Texas, United States"')
     .option('--language <code>', 'language code (default en)')
     .option('--json', 'print one JSON object: {"project_id"}')
     .action(async (o: CreateOptions) => {
-      if ((o.keywords === undefined) === (o.prompts === undefined)) throw new Error('give exactly one of --keywords or --prompts');
+      if ((o.keywords === undefined) === (o.prompts === undefined))
+        throw new Error('give exactly one of --keywords or --prompts');
       let created;
       try {
         created = await withStore(config, (s) =>

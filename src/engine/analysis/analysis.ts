@@ -60,7 +60,12 @@ export function createAnalysis() {
   };
 
   function terms(extraction: Extraction, language: string): DocumentTerms {
-    return cachedAnalyzer.analyzeDocument({ text: extraction.mainText, headings: extraction.headings.map((h) => h.text), title: extraction.title, language });
+    return cachedAnalyzer.analyzeDocument({
+      text: extraction.mainText,
+      headings: extraction.headings.map((h) => h.text),
+      title: extraction.title,
+      language,
+    });
   }
 
   return {

@@ -72,7 +72,13 @@ export function draftHtml(draft: Draft, brief: Brief, request: ContentRequest, c
 }
 
 /** The draft analysed as a page, ready for the Optimize scorer. */
-export function draftAsPage(analysis: Analysis, draft: Draft, brief: Brief, request: ContentRequest, client: ClientContext): AnalyzedPage {
+export function draftAsPage(
+  analysis: Analysis,
+  draft: Draft,
+  brief: Brief,
+  request: ContentRequest,
+  client: ClientContext,
+): AnalyzedPage {
   const domain = client.domain?.replace(/^https?:\/\//, '').replace(/\/+$/, '') ?? 'draft.invalid';
   const url = `https://${domain}/${brief.seoMetadata.slug}`;
   return analysis.analyze(url, analysis.extract(draftHtml(draft, brief, request, client), url), request.language);

@@ -23,8 +23,13 @@ export interface FactCheck {
 }
 
 export const SUPPORT_THRESHOLD = 0.6;
-const STOP = new Set('a an and are as at be been but by can do does for from has have how if in into is it its may more not of on or our so than that the their them then there these they this to was we were what when which who will with you your'.split(' '));
-const ABSOLUTES = /\b(best|most|least|largest|smallest|biggest|fastest|cheapest|first|only|always|never|guaranteed|proven|every|all)\b/i;
+const STOP = new Set(
+  'a an and are as at be been but by can do does for from has have how if in into is it its may more not of on or our so than that the their them then there these they this to was we were what when which who will with you your'.split(
+    ' ',
+  ),
+);
+const ABSOLUTES =
+  /\b(best|most|least|largest|smallest|biggest|fastest|cheapest|first|only|always|never|guaranteed|proven|every|all)\b/i;
 const CITATION = /\s*\[\d+(?:\s*,\s*\d+)*\]/g;
 
 const numbersOf = (s: string) => s.match(/\d+(?:[.,]\d+)*/g)?.map((n) => n.replace(/,/g, '')) ?? [];
@@ -51,7 +56,10 @@ export function isClaim(sentence: string): boolean {
   if (s.endsWith('?')) return false;
   if (/\d/.test(s) || /[%$€£¥]/.test(s) || ABSOLUTES.test(s)) return true;
   // A capitalised word after the first word is a proper name.
-  return s.split(/\s+/).slice(1).some((w) => /^\p{Lu}[\p{L}\p{N}'’-]*$/u.test(w.replace(/[,:;)"]+$/, '')) && !/^I$/.test(w));
+  return s
+    .split(/\s+/)
+    .slice(1)
+    .some((w) => /^\p{Lu}[\p{L}\p{N}'’-]*$/u.test(w.replace(/[,:;)"]+$/, '')) && !/^I$/.test(w));
 }
 
 interface SourceSentence {
@@ -64,7 +72,8 @@ interface SourceSentence {
 
 function sourceIndex(research: Research, knowledgeBase: string | null): SourceSentence[] {
   const out: SourceSentence[] = [];
-  const push = (url: string, t: string) => out.push({ url, text: t, norm: normal(t), tokens: new Set(tokensOf(t)), numbers: new Set(numbersOf(t)) });
+  const push = (url: string, t: string) =>
+    out.push({ url, text: t, norm: normal(t), tokens: new Set(tokensOf(t)), numbers: new Set(numbersOf(t)) });
   const add = (url: string, text: string) => {
     for (const line of text.split('\n')) {
       const sentences = splitSentences(line);
@@ -109,12 +118,18 @@ function draftSentences(draft: Draft): DraftSentence[] {
       section = h[1]!;
       continue;
     }
-    for (const s of splitSentences(t.replace(/^([-*+]|\d+[.)])\s+/, ''))) out.push({ text: s, section, sourceUrl: null });
+    for (const s of splitSentences(t.replace(/^([-*+]|\d+[.)])\s+/, '')))
+      out.push({ text: s, section, sourceUrl: null });
   }
   return out;
 }
 
-export function factCheck(draft: Draft, research: Research, knowledgeBase: string | null, countWords: (markdown: string) => number): FactCheck {
+export function factCheck(
+  draft: Draft,
+  research: Research,
+  knowledgeBase: string | null,
+  countWords: (markdown: string) => number,
+): FactCheck {
   const index = sourceIndex(research, knowledgeBase);
   const citations: Citation[] = [];
   const removedClaims: string[] = [];

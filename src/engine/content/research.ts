@@ -11,7 +11,8 @@ export const MAX_SOURCES = 8;
 const MAX_CANDIDATES = 14;
 const VIDEO_HOSTS = /(^|\.)(youtube\.com|youtu\.be|vimeo\.com|tiktok\.com)$/i;
 
-const isHtml = (p: FetchedPage) => p.status === 200 && (p.contentType === 'text/html' || p.contentType === 'application/xhtml+xml');
+const isHtml = (p: FetchedPage) =>
+  p.status === 200 && (p.contentType === 'text/html' || p.contentType === 'application/xhtml+xml');
 
 function hostOf(url: string): string {
   try {
@@ -39,7 +40,13 @@ export function extractionToMarkdown(e: Extraction): string {
  * videos are recorded but not read), skipping the client's own site and the page being optimised, and keep up to
  * MAX_SOURCES usable HTML pages with their extraction. `project_mode: optimize` also imports the source page.
  */
-export async function research(engine: Engine, analysis: Analysis, request: ContentRequest, client: ClientContext, ctx: StepContext): Promise<Research> {
+export async function research(
+  engine: Engine,
+  analysis: Analysis,
+  request: ContentRequest,
+  client: ClientContext,
+  ctx: StepContext,
+): Promise<Research> {
   const { providers, limits } = engine;
   const responses: SearchResponse[] = await Promise.all(
     request.researchPlatforms.map((platform) =>
@@ -66,7 +73,8 @@ export async function research(engine: Engine, analysis: Analysis, request: Cont
       seen.add(key);
       const host = hostOf(item.url);
       if (VIDEO_HOSTS.test(host)) skipped.push({ url: item.url, reason: 'video result (not read)' });
-      else if (own && (host === own || host.endsWith(`.${own}`))) skipped.push({ url: item.url, reason: "the client's own site" });
+      else if (own && (host === own || host.endsWith(`.${own}`)))
+        skipped.push({ url: item.url, reason: "the client's own site" });
       else candidates.push({ url: item.url, title: item.title, platform: r.platform, position: item.position });
     }
   }
@@ -76,7 +84,11 @@ export async function research(engine: Engine, analysis: Analysis, request: Cont
     candidates.slice(0, MAX_CANDIDATES).map(async (c) => {
       try {
         const page = await fetchPage(c.url);
-        if (!isHtml(page)) return { c, reason: page.status === 200 ? `not HTML (${page.contentType ?? 'no type'})` : `HTTP ${page.status}` };
+        if (!isHtml(page))
+          return {
+            c,
+            reason: page.status === 200 ? `not HTML (${page.contentType ?? 'no type'})` : `HTTP ${page.status}`,
+          };
         return { c, page };
       } catch (err) {
         if (err instanceof FetchError) return { c, reason: `${err.code}: ${err.message}` };
@@ -96,7 +108,16 @@ export async function research(engine: Engine, analysis: Analysis, request: Cont
       skipped.push({ url: f.c.url, reason: 'too little main text' });
       continue;
     }
-    sources.push({ id: sources.length + 1, url: f.c.url, title: extraction.title || f.c.title, platform: f.c.platform, position: f.c.position, contentHash: contentHash(f.page.body), wordCount: extraction.wordCount, extraction });
+    sources.push({
+      id: sources.length + 1,
+      url: f.c.url,
+      title: extraction.title || f.c.title,
+      platform: f.c.platform,
+      position: f.c.position,
+      contentHash: contentHash(f.page.body),
+      wordCount: extraction.wordCount,
+      extraction,
+    });
   }
 
   let imported: ImportedPage | null = null;
@@ -105,20 +126,39 @@ export async function research(engine: Engine, analysis: Analysis, request: Cont
     try {
       page = await fetchPage(request.sourceUrl);
     } catch (err) {
-      if (err instanceof FetchError && (err.code === 'timeout' || err.code === 'network')) throw new RetryableError(`The source page could not be fetched: ${err.message}`);
-      throw new PermanentError(`The source page could not be imported: ${err instanceof Error ? err.message : 'fetch failed'}.`);
+      if (err instanceof FetchError && (err.code === 'timeout' || err.code === 'network'))
+        throw new RetryableError(`The source page could not be fetched: ${err.message}`);
+      throw new PermanentError(
+        `The source page could not be imported: ${err instanceof Error ? err.message : 'fetch failed'}.`,
+      );
     }
-    if (!isHtml(page)) throw new PermanentError(`The source page could not be imported: it answered ${page.status === 200 ? `${page.contentType ?? 'no content type'}, not HTML` : `HTTP ${page.status}`}.`);
+    if (!isHtml(page))
+      throw new PermanentError(
+        `The source page could not be imported: it answered ${page.status === 200 ? `${page.contentType ?? 'no content type'}, not HTML` : `HTTP ${page.status}`}.`,
+      );
     const e = analysis.extract(page.body, page.url);
-    imported = { url: request.sourceUrl, title: e.title, markdown: extractionToMarkdown(e), wordCount: e.wordCount, contentHash: contentHash(page.body) };
+    imported = {
+      url: request.sourceUrl,
+      title: e.title,
+      markdown: extractionToMarkdown(e),
+      wordCount: e.wordCount,
+      contentHash: contentHash(page.body),
+    };
   }
 
   if (sources.length === 0 && !imported && !request.draftBody) {
-    throw new PermanentError(`Research found no usable pages for "${request.topic}" on ${request.researchPlatforms.join(', ')}.`);
+    throw new PermanentError(
+      `Research found no usable pages for "${request.topic}" on ${request.researchPlatforms.join(', ')}.`,
+    );
   }
   return {
     query: request.topic,
-    searches: responses.map((r) => ({ platform: r.platform, provider: r.provider, fetchedAt: r.fetchedAt, results: r.results.map((x) => ({ position: x.position, url: x.url, title: x.title })) })),
+    searches: responses.map((r) => ({
+      platform: r.platform,
+      provider: r.provider,
+      fetchedAt: r.fetchedAt,
+      results: r.results.map((x) => ({ position: x.position, url: x.url, title: x.title })),
+    })),
     sources,
     skipped,
     imported,
@@ -130,8 +170,23 @@ export function researchSummary(r: Research) {
   return {
     query: r.query,
     searches: r.searches,
-    sources: r.sources.map((s) => ({ id: s.id, url: s.url, title: s.title, platform: s.platform, position: s.position, contentHash: s.contentHash, wordCount: s.wordCount })),
+    sources: r.sources.map((s) => ({
+      id: s.id,
+      url: s.url,
+      title: s.title,
+      platform: s.platform,
+      position: s.position,
+      contentHash: s.contentHash,
+      wordCount: s.wordCount,
+    })),
     skipped: r.skipped,
-    imported: r.imported ? { url: r.imported.url, title: r.imported.title, wordCount: r.imported.wordCount, contentHash: r.imported.contentHash } : null,
+    imported: r.imported
+      ? {
+          url: r.imported.url,
+          title: r.imported.title,
+          wordCount: r.imported.wordCount,
+          contentHash: r.imported.contentHash,
+        }
+      : null,
   };
 }

@@ -5,7 +5,16 @@ import type { Engine } from '../engine.ts';
 import type { Db } from '../../store/db.ts';
 import type { ClientRow } from '../../store/repos/clients.ts';
 import { getOwnedClient } from '../../store/repos/clients.ts';
-import { CONTENT_KINDS, getArtifacts, getContentJob, insertContentJob, listContentJobs, transitionContentJob, type ContentJobFilter, type ContentJobRow } from '../../store/repos/content.ts';
+import {
+  CONTENT_KINDS,
+  getArtifacts,
+  getContentJob,
+  insertContentJob,
+  listContentJobs,
+  transitionContentJob,
+  type ContentJobFilter,
+  type ContentJobRow,
+} from '../../store/repos/content.ts';
 import { countPendingRuns, insertRun, resumeWaitingRun } from '../../store/repos/runs.ts';
 import { BASE_UNITS, impactLevel } from '../usage.ts';
 import { locationsConflict } from './location.ts';
@@ -48,7 +57,13 @@ export async function acceptContent(
   engine: Engine,
   trx: Db,
   principal: Principal,
-  input: { kind: 'job' | 'autopilot'; clientId: string; request: ContentRequest; mode: 'auto' | 'stepped' | null; location?: LocationClaim },
+  input: {
+    kind: 'job' | 'autopilot';
+    clientId: string;
+    request: ContentRequest;
+    mode: 'auto' | 'stepped' | null;
+    location?: LocationClaim;
+  },
 ): Promise<ContentJobRow> {
   const client = await getOwnedClient(trx, principal.orgId, input.clientId);
   if (!client) throw new ApiError('not_found', 'No such client.', { field: 'client_id' });
@@ -56,21 +71,37 @@ export async function acceptContent(
   if (loc && !loc.allowConflict && (loc.location || loc.lat !== null)) {
     const saved = { name: client.service_area, lat: client.service_lat, lng: client.service_lng };
     if (locationsConflict({ name: loc.location, lat: loc.lat, lng: loc.lng }, saved)) {
-      throw new ApiError('location_conflict', 'The target location differs from the client\'s saved service area; fix the target or retry with allow_location_conflict: true.', {
-        requested: { location: loc.location, lat: loc.lat, lng: loc.lng },
-        saved: { service_area: client.service_area, lat: client.service_lat, lng: client.service_lng },
-      });
+      throw new ApiError(
+        'location_conflict',
+        "The target location differs from the client's saved service area; fix the target or retry with allow_location_conflict: true.",
+        {
+          requested: { location: loc.location, lat: loc.lat, lng: loc.lng },
+          saved: { service_area: client.service_area, lat: client.service_lat, lng: client.service_lng },
+        },
+      );
     }
   }
   const depth = await countPendingRuns(trx, [CONTENT_KINDS.job, CONTENT_KINDS.autopilot]);
   if (depth >= engine.settings.queueMaxDepth) {
-    throw new ApiError('service_unavailable', 'The content queue is full; retry with exponential backoff.', { queue_depth: depth }, { 'Retry-After': '30' });
+    throw new ApiError(
+      'service_unavailable',
+      'The content queue is full; retry with exponential backoff.',
+      { queue_depth: depth },
+      { 'Retry-After': '30' },
+    );
   }
   const now = engine.clock.now();
   const id = randomUUID();
   const runKind = CONTENT_KINDS[input.kind];
   const units = contentUnits(input.kind, input.request.researchPlatforms);
-  await engine.usage.reserve(trx, { orgId: principal.orgId, plan: principal.plan, operation: input.kind === 'job' ? 'content_job' : 'autopilot', units, resourceKind: runKind, resourceId: id });
+  await engine.usage.reserve(trx, {
+    orgId: principal.orgId,
+    plan: principal.plan,
+    operation: input.kind === 'job' ? 'content_job' : 'autopilot',
+    units,
+    resourceKind: runKind,
+    resourceId: id,
+  });
   await insertContentJob(trx, {
     id,
     org_id: principal.orgId,
@@ -88,11 +119,20 @@ export async function acceptContent(
     optimize_pass_cap: input.kind === 'autopilot' ? OPTIMIZE_PASS_CAP : 0,
     created_at: now,
   });
-  await insertRun(trx, { kind: runKind, resourceId: id, orgId: principal.orgId, maxAttempts: engine.settings.maxAttempts }, now);
+  await insertRun(
+    trx,
+    { kind: runKind, resourceId: id, orgId: principal.orgId, maxAttempts: engine.settings.maxAttempts },
+    now,
+  );
   return (await getContentJob(trx, principal.orgId, id))!;
 }
 
-export async function requireContentJob(db: Db, orgId: string, id: string, kind?: 'job' | 'autopilot'): Promise<ContentJobRow> {
+export async function requireContentJob(
+  db: Db,
+  orgId: string,
+  id: string,
+  kind?: 'job' | 'autopilot',
+): Promise<ContentJobRow> {
   const row = await getContentJob(db, orgId, id, kind);
   if (!row) throw new ApiError('not_found', kind === 'autopilot' ? 'No such Autopilot run.' : 'No such content job.');
   return row;
@@ -102,15 +142,32 @@ export async function requireContentJob(db: Db, orgId: string, id: string, kind?
 export async function approveBrief(engine: Engine, trx: Db, orgId: string, id: string): Promise<ContentJobRow> {
   const row = await requireContentJob(trx, orgId, id);
   const now = engine.clock.now();
-  if (row.kind !== 'job' || row.mode !== 'stepped' || row.status !== 'brief_ready' || !(await transitionContentJob(trx, id, 'brief_ready', { status: 'generating_draft', stage: 'drafting' }, now))) {
-    const what = row.kind === 'autopilot' ? 'an Autopilot run (it approves its own brief)' : `${row.mode ?? 'not stepped'} and ${row.status}`;
-    throw new ApiError('invalid_state', `Only a stepped job at brief_ready can be approved; this is ${what}.`, { status: row.status, mode: row.mode, kind: row.kind });
+  if (
+    row.kind !== 'job' ||
+    row.mode !== 'stepped' ||
+    row.status !== 'brief_ready' ||
+    !(await transitionContentJob(trx, id, 'brief_ready', { status: 'generating_draft', stage: 'drafting' }, now))
+  ) {
+    const what =
+      row.kind === 'autopilot'
+        ? 'an Autopilot run (it approves its own brief)'
+        : `${row.mode ?? 'not stepped'} and ${row.status}`;
+    throw new ApiError('invalid_state', `Only a stepped job at brief_ready can be approved; this is ${what}.`, {
+      status: row.status,
+      mode: row.mode,
+      kind: row.kind,
+    });
   }
   await resumeWaitingRun(trx, CONTENT_KINDS.job, id, now);
   return (await getContentJob(trx, orgId, id))!;
 }
 
-export async function listJobs(db: Db, orgId: string, filter: ContentJobFilter, page: { limit: number; offset: number }) {
+export async function listJobs(
+  db: Db,
+  orgId: string,
+  filter: ContentJobFilter,
+  page: { limit: number; offset: number },
+) {
   return listContentJobs(db, orgId, filter, page);
 }
 

@@ -8,7 +8,13 @@ import type { ResearchPlatform } from '../../providers/types.ts';
 
 export const INTENTS = ['educate', 'discover', 'compete', 'convert'] as const;
 export type Intent = (typeof INTENTS)[number];
-export const TONES = ['clear_practical', 'expert_detailed', 'friendly_simple', 'technical_precise', 'persuasive_direct'] as const;
+export const TONES = [
+  'clear_practical',
+  'expert_detailed',
+  'friendly_simple',
+  'technical_precise',
+  'persuasive_direct',
+] as const;
 export type Tone = (typeof TONES)[number];
 export const PAGE_CONTRACTS = ['article', 'commercial_service'] as const;
 export type PageContract = (typeof PAGE_CONTRACTS)[number];

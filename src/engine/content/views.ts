@@ -113,17 +113,35 @@ export function autopilotStatus(row: ContentJobRow, artifacts: ArtifactsRow | un
 
 /** Autopilot's start answer. */
 export function autopilotStarted(row: ContentJobRow) {
-  return { job_id: row.id, status: row.status, stage: row.stage, usage_impact: usageImpact(row), created_at: iso(row.created_at) };
+  return {
+    job_id: row.id,
+    status: row.status,
+    stage: row.stage,
+    usage_impact: usageImpact(row),
+    created_at: iso(row.created_at),
+  };
 }
 
 /** Artifacts (API.md section 3); anything not yet produced is null. */
 export function artifactsView(row: ContentJobRow, a: ArtifactsRow | undefined) {
-  const research = parse<{ sources: { id: number; url: string; title: string; platform: string }[]; imported: { url: string; title: string } | null }>(a?.research ?? null);
+  const research = parse<{
+    sources: { id: number; url: string; title: string; platform: string }[];
+    imported: { url: string; title: string } | null;
+  }>(a?.research ?? null);
   // The imported page (project_mode optimize) is cited after the researched pages.
   const sources = research
     ? [
         ...research.sources.map((s) => ({ id: s.id, url: s.url, title: s.title, platform: s.platform })),
-        ...(research.imported ? [{ id: research.sources.length + 1, url: research.imported.url, title: research.imported.title, platform: 'imported' }] : []),
+        ...(research.imported
+          ? [
+              {
+                id: research.sources.length + 1,
+                url: research.imported.url,
+                title: research.imported.title,
+                platform: 'imported',
+              },
+            ]
+          : []),
       ]
     : null;
   return {

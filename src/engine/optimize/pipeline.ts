@@ -62,11 +62,37 @@ function isHtml(page: FetchedPage): boolean {
 export function optimizationPipeline(engine: Engine): Pipeline {
   const { providers, analysis, limits } = engine;
 
-  async function fetchDoc(ctx: StepContext, url: string, position: number | null, language: string): Promise<FetchedDoc> {
-    const base: FetchedDoc = { url, position, ok: false, status: null, finalUrl: null, contentType: null, contentHash: null, fetchedAt: null, source: null, reason: null, extraction: null, terms: null };
+  async function fetchDoc(
+    ctx: StepContext,
+    url: string,
+    position: number | null,
+    language: string,
+  ): Promise<FetchedDoc> {
+    const base: FetchedDoc = {
+      url,
+      position,
+      ok: false,
+      status: null,
+      finalUrl: null,
+      contentType: null,
+      contentHash: null,
+      fetchedAt: null,
+      source: null,
+      reason: null,
+      extraction: null,
+      terms: null,
+    };
     try {
       const page = await limits.fetch.add(() => providers.fetcher.fetch(url, { signal: ctx.signal }));
-      const doc = { ...base, status: page.status, finalUrl: page.url, contentType: page.contentType, contentHash: contentHash(page.body), fetchedAt: page.fetchedAt, source: page.source };
+      const doc = {
+        ...base,
+        status: page.status,
+        finalUrl: page.url,
+        contentType: page.contentType,
+        contentHash: contentHash(page.body),
+        fetchedAt: page.fetchedAt,
+        source: page.source,
+      };
       if (page.status !== 200) return { ...doc, reason: `answered HTTP ${page.status}` };
       if (!isHtml(page)) return { ...doc, reason: `is not HTML (${page.contentType ?? 'no content type'})` };
       const extraction = analysis.extract(page.body, page.url);
@@ -85,11 +111,22 @@ export function optimizationPipeline(engine: Engine): Pipeline {
         async run(ctx): Promise<SearchOutput> {
           const input = ctx.checkpoint.input as OptimizationInput;
           const provider = providers.researchProvider('organic');
-          const r = await limits.search.add(
-            () => provider.search(input.keyword, { platform: 'organic', language: input.language, limit: 10, signal: ctx.signal, idempotencyKey: ctx.idempotencyKey() }),
-
+          const r = await limits.search.add(() =>
+            provider.search(input.keyword, {
+              platform: 'organic',
+              language: input.language,
+              limit: 10,
+              signal: ctx.signal,
+              idempotencyKey: ctx.idempotencyKey(),
+            }),
           );
-          return { provider: r.provider, query: input.keyword, language: input.language, fetchedAt: r.fetchedAt, results: r.results.slice(0, 10) };
+          return {
+            provider: r.provider,
+            query: input.keyword,
+            language: input.language,
+            fetchedAt: r.fetchedAt,
+            results: r.results.slice(0, 10),
+          };
         },
       },
       {
@@ -105,12 +142,18 @@ export function optimizationPipeline(engine: Engine): Pipeline {
             seen.add(k);
             return true;
           });
-          const [page, ...competitors] = await Promise.all([fetchDoc(ctx, input.url, null, input.language), ...targets.map((t) => fetchDoc(ctx, t.url, t.position, input.language))]);
+          const [page, ...competitors] = await Promise.all([
+            fetchDoc(ctx, input.url, null, input.language),
+            ...targets.map((t) => fetchDoc(ctx, t.url, t.position, input.language)),
+          ]);
           if (!page!.ok) {
             const reason = `The page could not be analysed: it ${page!.failure ? `${FAILURE_PHRASE[page!.failure]} (${page!.reason})` : page!.reason}.`;
             // A server error or rate limit from the page's site is as temporary as a timeout: retry it.
             const status = page!.status;
-            const transient = page!.failure === 'timeout' || page!.failure === 'network' || (status !== null && (status >= 500 || status === 429));
+            const transient =
+              page!.failure === 'timeout' ||
+              page!.failure === 'network' ||
+              (status !== null && (status >= 500 || status === 429));
             throw transient ? new RetryableError(reason) : new PermanentError(reason);
           }
           return { page, competitors };
@@ -130,7 +173,12 @@ export function optimizationPipeline(engine: Engine): Pipeline {
                 : 'None of the ranking pages could be fetched, so there is nothing to compare with.',
             );
           }
-          const source = analysis.analyze(input.url, fetched.page.extraction!, input.language, fetched.page.terms ?? undefined);
+          const source = analysis.analyze(
+            input.url,
+            fetched.page.extraction!,
+            input.language,
+            fetched.page.terms ?? undefined,
+          );
           const comps = used.map((c) => analysis.analyze(c.url, c.extraction!, input.language, c.terms ?? undefined));
           const scored = scorePage(analysis.analyzer, source, comps, input.keyword, input.language);
           const compScores = scoreCompetitors(analysis.analyzer, comps, input.keyword, input.language);
@@ -140,13 +188,55 @@ export function optimizationPipeline(engine: Engine): Pipeline {
             result: {
               ...scored,
               competitorCount: used.length,
-              competitors: used.map((c, i) => ({ url: c.url, title: c.extraction!.title, position: c.position, wordCount: c.extraction!.wordCount, score: compScores[i]! })),
+              competitors: used.map((c, i) => ({
+                url: c.url,
+                title: c.extraction!.title,
+                position: c.position,
+                wordCount: c.extraction!.wordCount,
+                score: compScores[i]!,
+              })),
               scoringVersion: SCORING_VERSION,
             },
             evidence: {
-              search: { provider: search.provider, platform: 'organic', query: search.query, language: search.language, fetchedAt: search.fetchedAt, results: search.results.map((r) => ({ position: r.position, url: r.url, title: r.title })) },
-              page: { url: p.url, finalUrl: p.finalUrl, status: p.status, contentHash: p.contentHash, fetchedAt: p.fetchedAt, source: p.source, title: ex.title, h1: ex.h1, metaDescription: ex.metaDescription, canonical: ex.canonical, lang: ex.lang, wordCount: ex.wordCount, headings: ex.headings.length, paragraphs: ex.paragraphs.length, lists: ex.lists.length, tables: ex.tables.length, images: ex.images.length, links: ex.links.length },
-              competitors: fetched.competitors.map((c) => ({ url: c.url, position: c.position, included: c.ok, status: c.status, finalUrl: c.finalUrl, contentHash: c.contentHash, fetchedAt: c.fetchedAt, source: c.source, reason: c.reason })),
+              search: {
+                provider: search.provider,
+                platform: 'organic',
+                query: search.query,
+                language: search.language,
+                fetchedAt: search.fetchedAt,
+                results: search.results.map((r) => ({ position: r.position, url: r.url, title: r.title })),
+              },
+              page: {
+                url: p.url,
+                finalUrl: p.finalUrl,
+                status: p.status,
+                contentHash: p.contentHash,
+                fetchedAt: p.fetchedAt,
+                source: p.source,
+                title: ex.title,
+                h1: ex.h1,
+                metaDescription: ex.metaDescription,
+                canonical: ex.canonical,
+                lang: ex.lang,
+                wordCount: ex.wordCount,
+                headings: ex.headings.length,
+                paragraphs: ex.paragraphs.length,
+                lists: ex.lists.length,
+                tables: ex.tables.length,
+                images: ex.images.length,
+                links: ex.links.length,
+              },
+              competitors: fetched.competitors.map((c) => ({
+                url: c.url,
+                position: c.position,
+                included: c.ok,
+                status: c.status,
+                finalUrl: c.finalUrl,
+                contentHash: c.contentHash,
+                fetchedAt: c.fetchedAt,
+                source: c.source,
+                reason: c.reason,
+              })),
               scoringVersion: SCORING_VERSION,
             },
           };
@@ -155,12 +245,32 @@ export function optimizationPipeline(engine: Engine): Pipeline {
     ],
     async beforeStep(ctx, step) {
       const stage = { search: 'searching', fetch: 'fetching', score: 'scoring' }[step.name] ?? step.name;
-      const row = await ctx.trx.selectFrom('optimizations').select('started_at').where('id', '=', ctx.resourceId).executeTakeFirstOrThrow();
-      await updateOptimization(ctx.trx, ctx.resourceId, { status: 'running', stage, started_at: row.started_at ?? ctx.now }, ctx.now);
+      const row = await ctx.trx
+        .selectFrom('optimizations')
+        .select('started_at')
+        .where('id', '=', ctx.resourceId)
+        .executeTakeFirstOrThrow();
+      await updateOptimization(
+        ctx.trx,
+        ctx.resourceId,
+        { status: 'running', stage, started_at: row.started_at ?? ctx.now },
+        ctx.now,
+      );
     },
     async onComplete(ctx) {
-      const out = ctx.checkpoint.score as { result: Record<string, unknown> & { rankabilityScore: number; sourceWordCount: number; competitorCount: number }; evidence: unknown };
-      const row = await ctx.trx.selectFrom('optimizations').select('started_at').where('id', '=', ctx.resourceId).executeTakeFirstOrThrow();
+      const out = ctx.checkpoint.score as {
+        result: Record<string, unknown> & {
+          rankabilityScore: number;
+          sourceWordCount: number;
+          competitorCount: number;
+        };
+        evidence: unknown;
+      };
+      const row = await ctx.trx
+        .selectFrom('optimizations')
+        .select('started_at')
+        .where('id', '=', ctx.resourceId)
+        .executeTakeFirstOrThrow();
       const duration = ctx.now - (row.started_at ?? ctx.now);
       await updateOptimization(
         ctx.trx,
@@ -181,7 +291,12 @@ export function optimizationPipeline(engine: Engine): Pipeline {
       await engine.usage.chargeOrDefer(ctx.trx, OPTIMIZATION_KIND, ctx.resourceId);
     },
     async onFail(ctx, message) {
-      await updateOptimization(ctx.trx, ctx.resourceId, { status: 'failed', stage: null, error: message, completed_at: ctx.now }, ctx.now);
+      await updateOptimization(
+        ctx.trx,
+        ctx.resourceId,
+        { status: 'failed', stage: null, error: message, completed_at: ctx.now },
+        ctx.now,
+      );
       await engine.usage.release(ctx.trx, OPTIMIZATION_KIND, ctx.resourceId);
     },
   };

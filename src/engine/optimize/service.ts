@@ -4,7 +4,13 @@ import type { Principal } from '../auth.ts';
 import type { Engine } from '../engine.ts';
 import type { Db } from '../../store/db.ts';
 import { getOwnedClient } from '../../store/repos/clients.ts';
-import { getOptimization, insertOptimization, listOptimizations, OPTIMIZATION_KIND, type OptimizationFilter } from '../../store/repos/optimizations.ts';
+import {
+  getOptimization,
+  insertOptimization,
+  listOptimizations,
+  OPTIMIZATION_KIND,
+  type OptimizationFilter,
+} from '../../store/repos/optimizations.ts';
 import { insertRun } from '../../store/repos/runs.ts';
 import { BASE_UNITS } from '../usage.ts';
 import { optimizationProgress, optimizationView, type OptimizationView } from './views.ts';
@@ -25,10 +31,38 @@ export async function startOptimization(engine: Engine, trx: Db, principal: Prin
   }
   const now = engine.clock.now();
   const id = `opt_${ulid(now)}`;
-  await insertOptimization(trx, { id, org_id: principal.orgId, client_id: input.client_id ?? null, url: input.url, keyword: input.keyword, language: input.language }, now);
-  await engine.usage.reserve(trx, { orgId: principal.orgId, plan: principal.plan, operation: 'optimize_page', units: BASE_UNITS.optimize_page, resourceKind: OPTIMIZATION_KIND, resourceId: id });
-  const run = await insertRun(trx, { kind: OPTIMIZATION_KIND, resourceId: id, orgId: principal.orgId, maxAttempts: engine.settings.maxAttempts }, now);
-  await trx.updateTable('runs').set({ checkpoint: JSON.stringify({ input: { url: input.url, keyword: input.keyword, language: input.language } }) }).where('id', '=', run.id).execute();
+  await insertOptimization(
+    trx,
+    {
+      id,
+      org_id: principal.orgId,
+      client_id: input.client_id ?? null,
+      url: input.url,
+      keyword: input.keyword,
+      language: input.language,
+    },
+    now,
+  );
+  await engine.usage.reserve(trx, {
+    orgId: principal.orgId,
+    plan: principal.plan,
+    operation: 'optimize_page',
+    units: BASE_UNITS.optimize_page,
+    resourceKind: OPTIMIZATION_KIND,
+    resourceId: id,
+  });
+  const run = await insertRun(
+    trx,
+    { kind: OPTIMIZATION_KIND, resourceId: id, orgId: principal.orgId, maxAttempts: engine.settings.maxAttempts },
+    now,
+  );
+  await trx
+    .updateTable('runs')
+    .set({
+      checkpoint: JSON.stringify({ input: { url: input.url, keyword: input.keyword, language: input.language } }),
+    })
+    .where('id', '=', run.id)
+    .execute();
   return readOptimization(engine, trx, principal.orgId, id, 'status');
 }
 
@@ -39,7 +73,14 @@ export async function readOptimization(engine: Engine, db: Db, orgId: string, id
 }
 
 /** Waits up to `seconds` for the run's status to move from `fromStatus` (or end), then answers the current view. */
-export async function waitForOptimization(engine: Engine, orgId: string, id: string, view: OptimizationView, seconds: number, signal?: AbortSignal) {
+export async function waitForOptimization(
+  engine: Engine,
+  orgId: string,
+  id: string,
+  view: OptimizationView,
+  seconds: number,
+  signal?: AbortSignal,
+) {
   const first = await getOptimization(engine.db, orgId, id);
   if (!first) throw new ApiError('not_found', 'No such optimization.');
   if (seconds > 0 && !TERMINAL.has(first.status)) {
@@ -58,7 +99,14 @@ export async function waitForOptimization(engine: Engine, orgId: string, id: str
  * Follows a run until it ends (or `maxMs`), reporting each stage it reaches; answers the record as it then is.
  * For MCP callers that sent a progress token.
  */
-export async function followOptimization(engine: Engine, orgId: string, id: string, report: (p: number, total: number, message: string) => Promise<void>, maxMs: number, signal?: AbortSignal) {
+export async function followOptimization(
+  engine: Engine,
+  orgId: string,
+  id: string,
+  report: (p: number, total: number, message: string) => Promise<void>,
+  maxMs: number,
+  signal?: AbortSignal,
+) {
   const deadline = Date.now() + maxMs;
   let last = '';
   for (;;) {
@@ -71,14 +119,25 @@ export async function followOptimization(engine: Engine, orgId: string, id: stri
     }
     const remaining = deadline - Date.now();
     if (TERMINAL.has(row.status) || remaining <= 0 || signal?.aborted) return optimizationView(row, 'status');
-    await engine.changes.waitFor(OPTIMIZATION_KIND, id, async () => {
-      const now = await getOptimization(engine.db, orgId, id);
-      return !!now && optimizationProgress(now).message !== last;
-    }, remaining, signal);
+    await engine.changes.waitFor(
+      OPTIMIZATION_KIND,
+      id,
+      async () => {
+        const now = await getOptimization(engine.db, orgId, id);
+        return !!now && optimizationProgress(now).message !== last;
+      },
+      remaining,
+      signal,
+    );
   }
 }
 
-export async function listOptimizationViews(engine: Engine, orgId: string, filter: OptimizationFilter, page: { limit: number; offset: number }) {
+export async function listOptimizationViews(
+  engine: Engine,
+  orgId: string,
+  filter: OptimizationFilter,
+  page: { limit: number; offset: number },
+) {
   const { rows, total } = await listOptimizations(engine.db, orgId, filter, page);
   return { rows: rows.map((r) => optimizationView(r, 'summary')), total };
 }

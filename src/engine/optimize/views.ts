@@ -18,7 +18,11 @@ export function billingStatus(row: Pick<OptimizationRow, 'status' | 'ledger_stat
 const STAGE_PROGRESS: Record<string, number> = { searching: 1, fetching: 2, scoring: 3 };
 
 /** Progress of a run as (done, total, stage) for MCP progress notifications. */
-export function optimizationProgress(row: Pick<OptimizationRow, 'status' | 'stage'>): { progress: number; total: number; message: string } {
+export function optimizationProgress(row: Pick<OptimizationRow, 'status' | 'stage'>): {
+  progress: number;
+  total: number;
+  message: string;
+} {
   if (row.status === 'complete') return { progress: 4, total: 4, message: 'complete' };
   if (row.status === 'failed') return { progress: 4, total: 4, message: 'failed' };
   if (row.status === 'queued') return { progress: 0, total: 4, message: 'queued' };

@@ -113,7 +113,8 @@ export function normalizeQuery(search: string): string {
 export function normalizeProspectUrl(input: string): NormalizeResult {
   const text = input.trim();
   if (text === '') return { ok: false, reason: 'URL is empty.' };
-  if (text.length > MAX_PROSPECT_URL_LENGTH) return { ok: false, reason: `URL is longer than ${MAX_PROSPECT_URL_LENGTH} characters.` };
+  if (text.length > MAX_PROSPECT_URL_LENGTH)
+    return { ok: false, reason: `URL is longer than ${MAX_PROSPECT_URL_LENGTH} characters.` };
   if (CONTROL.test(text)) return { ok: false, reason: 'URL contains control characters.' };
   let url: URL;
   try {

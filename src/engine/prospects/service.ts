@@ -64,7 +64,12 @@ export async function requireList(db: Db, orgId: string, clientId: string, listI
   return list;
 }
 
-export async function listLists(db: Db, orgId: string, clientId: string, page: Page): Promise<{ rows: ProspectListView[]; total: number }> {
+export async function listLists(
+  db: Db,
+  orgId: string,
+  clientId: string,
+  page: Page,
+): Promise<{ rows: ProspectListView[]; total: number }> {
   await requireClient(db, orgId, clientId);
   const { rows, total } = await listProspectLists(db, orgId, clientId, page);
   return { rows: rows.map(prospectListView), total };
@@ -87,7 +92,12 @@ export async function createList(engine: Engine, trx: Db, orgId: string, input: 
 }
 
 /** A page of a list's items, newest first; the total comes from the list's counters (no count over the items). */
-export async function listItems(db: Db, orgId: string, input: { client_id: string; list_id: string; status?: ProspectStatus }, page: Page) {
+export async function listItems(
+  db: Db,
+  orgId: string,
+  input: { client_id: string; list_id: string; status?: ProspectStatus },
+  page: Page,
+) {
   const list = await requireList(db, orgId, input.client_id, input.list_id);
   const rows = await listProspectItems(db, list.id, input.status, page);
   const total = input.status ? list[countColumn(input.status)] : itemCount(list);
@@ -110,7 +120,12 @@ export interface SaveProspect {
  * Saves one known prospect. When the list already holds a canonical variant of the URL, answers that item unchanged
  * (`created: false`): a save never overwrites; changes go through update.
  */
-export async function saveProspect(engine: Engine, trx: Db, orgId: string, input: SaveProspect): Promise<{ created: boolean; item: ProspectItemView }> {
+export async function saveProspect(
+  engine: Engine,
+  trx: Db,
+  orgId: string,
+  input: SaveProspect,
+): Promise<{ created: boolean; item: ProspectItemView }> {
   const prepared = prepareProspectUrl(input.url, engine.providers.checkUrl);
   if (!prepared.ok) throw badUrl(prepared.reason);
   const list = await requireList(trx, orgId, input.client_id, input.list_id);
@@ -152,7 +167,12 @@ export interface UpdateProspect {
  * Records what happened elsewhere: any status may follow any other. A call that changes nothing answers the item
  * as it is and moves no timestamp; a real change moves the item's and the list's `updated_at`.
  */
-export async function updateProspect(engine: Engine, trx: Db, orgId: string, input: UpdateProspect): Promise<ProspectItemView> {
+export async function updateProspect(
+  engine: Engine,
+  trx: Db,
+  orgId: string,
+  input: UpdateProspect,
+): Promise<ProspectItemView> {
   const list = await requireList(trx, orgId, input.client_id, input.list_id);
   const item = await getOwnedItem(trx, orgId, list.id, input.item_id);
   if (!item) throw new ApiError('not_found', 'No such prospect.');
@@ -170,14 +190,21 @@ export async function updateProspect(engine: Engine, trx: Db, orgId: string, inp
  * Deletes the item whose saved (canonical) url is exactly `url`. A URL that is only a canonical variant of a saved
  * one is a 409 `confirmation_mismatch`; a URL matching nothing in the list is a 404.
  */
-export async function deleteProspect(engine: Engine, trx: Db, orgId: string, input: { client_id: string; list_id: string; url: string }) {
+export async function deleteProspect(
+  engine: Engine,
+  trx: Db,
+  orgId: string,
+  input: { client_id: string; list_id: string; url: string },
+) {
   const list = await requireList(trx, orgId, input.client_id, input.list_id);
   const normalized = normalizeProspectUrl(input.url);
   if (!normalized.ok) throw badUrl(normalized.reason);
   const item = await getItemByDedupeKey(trx, list.id, normalized.value.dedupeKey);
   if (!item || item.org_id !== orgId) throw new ApiError('not_found', 'No prospect with this url in the list.');
   if (item.url !== input.url) {
-    throw new ApiError('confirmation_mismatch', "url must be the item's exact saved url (its url field).", { field: 'url' });
+    throw new ApiError('confirmation_mismatch', "url must be the item's exact saved url (its url field).", {
+      field: 'url',
+    });
   }
   await deleteProspectItem(trx, item.id);
   await adjustListCounts(trx, list.id, { [item.status]: -1 }, engine.clock.now());

@@ -1,10 +1,19 @@
 import { iso } from '../../clock.ts';
-import { countColumn, itemCount, PROSPECT_STATUSES, type ProspectItemRow, type ProspectListRow } from '../../store/repos/prospects.ts';
+import {
+  countColumn,
+  itemCount,
+  PROSPECT_STATUSES,
+  type ProspectItemRow,
+  type ProspectListRow,
+} from '../../store/repos/prospects.ts';
 import type { ProspectStatus } from '../../store/schema.ts';
 
 /** A list as the API answers it: counts for every status, zeros included. */
 export function prospectListView(row: ProspectListRow) {
-  const breakdown = Object.fromEntries(PROSPECT_STATUSES.map((s) => [s, row[countColumn(s)]])) as Record<ProspectStatus, number>;
+  const breakdown = Object.fromEntries(PROSPECT_STATUSES.map((s) => [s, row[countColumn(s)]])) as Record<
+    ProspectStatus,
+    number
+  >;
   return {
     list_id: row.id,
     client_id: row.client_id,

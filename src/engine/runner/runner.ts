@@ -3,7 +3,14 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../logger.ts';
 import { immediate, type Db } from '../../store/db.ts';
-import { claimRun, countExpiredLeases, renewLease, updateLeasedRun, type Lease, type RunRow } from '../../store/repos/runs.ts';
+import {
+  claimRun,
+  countExpiredLeases,
+  renewLease,
+  updateLeasedRun,
+  type Lease,
+  type RunRow,
+} from '../../store/repos/runs.ts';
 import { ProviderError } from '../../providers/types.ts';
 import { PermanentError, RetryableError, type HookContext, type Pipeline } from './types.ts';
 
@@ -64,7 +71,12 @@ export function createRunner(opts: RunnerOptions) {
   /** A fenced transaction: throws LeaseLost (and rolls back) when the lease is no longer ours. */
   const changed = (run: RunRow) => opts.onChange?.(run.kind, run.resource_id);
 
-  async function fenced(run: RunRow, lease: Lease, work: (trx: Db) => Promise<void>, patch: Parameters<typeof updateLeasedRun>[2]) {
+  async function fenced(
+    run: RunRow,
+    lease: Lease,
+    work: (trx: Db) => Promise<void>,
+    patch: Parameters<typeof updateLeasedRun>[2],
+  ) {
     await immediate(db, async (trx) => {
       if (!(await updateLeasedRun(trx, lease, patch, clock.now()))) throw new LeaseLost();
       await work(trx);
@@ -72,7 +84,13 @@ export function createRunner(opts: RunnerOptions) {
     changed(run);
   }
 
-  async function fail(run: RunRow, lease: Lease, pipeline: Pipeline, checkpoint: Record<string, unknown>, message: string) {
+  async function fail(
+    run: RunRow,
+    lease: Lease,
+    pipeline: Pipeline,
+    checkpoint: Record<string, unknown>,
+    message: string,
+  ) {
     await fenced(run, lease, (trx) => pipeline.onFail(hookCtx(trx, run, checkpoint), message), {
       state: 'failed',
       last_error: message,
@@ -87,11 +105,14 @@ export function createRunner(opts: RunnerOptions) {
     const lease: Lease = { runId: run.id, owner, token: run.lease_token };
     const checkpoint = JSON.parse(run.checkpoint) as Record<string, unknown>;
     const step = pipeline.steps[run.step];
-    const renew = setInterval(() => {
-      renewLease(db, lease, clock.now() + opts.leaseMs)
-        .then((held) => held || abort.abort(new LeaseLost()))
-        .catch((err: unknown) => logger.warn({ err, runId: run.id }, 'lease renewal failed'));
-    }, Math.max(50, Math.floor(opts.leaseMs / 3)));
+    const renew = setInterval(
+      () => {
+        renewLease(db, lease, clock.now() + opts.leaseMs)
+          .then((held) => held || abort.abort(new LeaseLost()))
+          .catch((err: unknown) => logger.warn({ err, runId: run.id }, 'lease renewal failed'));
+      },
+      Math.max(50, Math.floor(opts.leaseMs / 3)),
+    );
     renew.unref();
     try {
       if (!step) {
@@ -104,7 +125,13 @@ export function createRunner(opts: RunnerOptions) {
       }
       const maxAttempts = pipeline.maxAttempts ?? run.max_attempts;
       if (run.attempts > maxAttempts) {
-        await fail(run, lease, pipeline, checkpoint, run.last_error ?? `${step.name} did not finish after ${maxAttempts} attempts`);
+        await fail(
+          run,
+          lease,
+          pipeline,
+          checkpoint,
+          run.last_error ?? `${step.name} did not finish after ${maxAttempts} attempts`,
+        );
         return;
       }
       if (pipeline.beforeStep) {
@@ -127,7 +154,11 @@ export function createRunner(opts: RunnerOptions) {
         if (err instanceof LeaseLost || abort.signal.reason instanceof LeaseLost) throw new LeaseLost();
         if (stopping && abort.signal.aborted) {
           // Shutdown interrupted the step: hand the run back untouched, without spending an attempt.
-          await fenced(run, lease, async () => undefined, { attempts: run.attempts - 1, lease_owner: null, lease_expires_at: null });
+          await fenced(run, lease, async () => undefined, {
+            attempts: run.attempts - 1,
+            lease_owner: null,
+            lease_expires_at: null,
+          });
           return;
         }
         const { message, retryable } = classify(err, step.name);
@@ -172,10 +203,16 @@ export function createRunner(opts: RunnerOptions) {
       changed(run);
     } catch (err) {
       if (err instanceof LeaseLost) {
-        logger.warn({ runId: run.id, kind: run.kind }, 'lease lost: discarding this attempt (another worker owns the run)');
+        logger.warn(
+          { runId: run.id, kind: run.kind },
+          'lease lost: discarding this attempt (another worker owns the run)',
+        );
         return;
       }
-      logger.error({ err, runId: run.id, kind: run.kind }, 'runner write-back failed; the lease will expire and the step re-run');
+      logger.error(
+        { err, runId: run.id, kind: run.kind },
+        'runner write-back failed; the lease will expire and the step re-run',
+      );
     } finally {
       clearInterval(renew);
     }

@@ -3,7 +3,8 @@ import { providerFor } from './pipeline.ts';
 import type { TrackerPlatform } from './types.ts';
 
 /** Why an expected platform has no data in a snapshot. */
-export type MissingReason = 'not_configured' | 'no_successful_result' | 'no_finished_run' | 'not_in_run' | 'failed_in_run';
+export type MissingReason =
+  'not_configured' | 'no_successful_result' | 'no_finished_run' | 'not_in_run' | 'failed_in_run';
 
 export interface Coverage {
   /** The project's platforms. */

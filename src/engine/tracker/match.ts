@@ -13,7 +13,10 @@ export function normalizeDomain(input: string): string | null {
   } catch {
     return null;
   }
-  host = host.toLowerCase().replace(/\.$/, '').replace(/^www\./, '');
+  host = host
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^www\./, '');
   // A registrable name: at least two labels, no IP literals.
   if (!/^([a-z0-9-]+\.)+[a-z0-9-]{2,}$/.test(host) || /^[\d.]+$/.test(host)) return null;
   return host;
@@ -36,7 +39,12 @@ export function isOnDomain(url: string, domain: string): boolean {
 
 /** Lower-case, accents removed, every run of non-letters/digits one space, padded: for whole-word matching. */
 function words(text: string): string {
-  return ` ${text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
+  return ` ${text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()} `;
 }
 
 /** A matcher for the brand's names and its domain, built once per project. */

@@ -15,7 +15,11 @@ export interface Measured {
  * Organic results: the position is the rank of the first result on the brand's domain, the brand is mentioned when a
  * result's title or snippet names it, and cited when its domain is among the result URLs.
  */
-export function measureOrganic(results: readonly SearchResult[], domain: string, mentions: (text: string) => boolean): Measured {
+export function measureOrganic(
+  results: readonly SearchResult[],
+  domain: string,
+  mentions: (text: string) => boolean,
+): Measured {
   const sorted = [...results].sort((a, b) => a.position - b.position);
   const own = sorted.find((r) => isOnDomain(r.url, domain));
   return {
@@ -30,7 +34,11 @@ export function measureOrganic(results: readonly SearchResult[], domain: string,
  * An AI answer: mentioned when the answer text names the brand, cited when a citation is on its domain, and the
  * position is the 1-based rank of the first such citation among the answer's citations.
  */
-export function measureAnswer(answer: Pick<Answer, 'text' | 'citations'>, domain: string, mentions: (text: string) => boolean): Measured {
+export function measureAnswer(
+  answer: Pick<Answer, 'text' | 'citations'>,
+  domain: string,
+  mentions: (text: string) => boolean,
+): Measured {
   const index = answer.citations.findIndex((c) => isOnDomain(c.url, domain));
   return {
     position: index >= 0 ? index + 1 : null,
@@ -41,7 +49,10 @@ export function measureAnswer(answer: Pick<Answer, 'text' | 'citations'>, domain
 }
 
 /** Cited URLs counted over a platform's measured results, most cited first (ties by URL), at most `limit`. */
-export function topCited(results: ReadonlyArray<{ status: string; cited_urls: readonly string[] }>, limit = 100): Array<[string, number]> {
+export function topCited(
+  results: ReadonlyArray<{ status: string; cited_urls: readonly string[] }>,
+  limit = 100,
+): Array<[string, number]> {
   const counts = new Map<string, number>();
   for (const r of results) {
     if (r.status !== 'complete') continue;

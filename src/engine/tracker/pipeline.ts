@@ -2,13 +2,29 @@ import { ApiError } from '../../errors.ts';
 import { ProviderError, type AnswerEngine, type SearchProvider } from '../../providers/types.ts';
 import type { Db } from '../../store/db.ts';
 import type { TrackerScanStatus } from '../../store/schema.ts';
-import { advanceLatest, putResults, putSummary, summariesOf, TRACKER_SCAN_KIND, updateScan, type TrackerSummaryRow } from '../../store/repos/tracker.ts';
+import {
+  advanceLatest,
+  putResults,
+  putSummary,
+  summariesOf,
+  TRACKER_SCAN_KIND,
+  updateScan,
+  type TrackerSummaryRow,
+} from '../../store/repos/tracker.ts';
 import type { Engine } from '../engine.ts';
 import type { HookContext, Pipeline, Step, StepContext } from '../runner/types.ts';
 import { brandMatcher } from './match.ts';
 import { measureAnswer, measureOrganic, topCited, type Measured } from './measure.ts';
 import { denominators, overallSpi, platformSpi, tally } from './spi.ts';
-import { isAnswerPlatform, platformStatus, TRACKER_PLATFORMS, type PlatformOutput, type QueryMeasurement, type ScanInput, type TrackerPlatform } from './types.ts';
+import {
+  isAnswerPlatform,
+  platformStatus,
+  TRACKER_PLATFORMS,
+  type PlatformOutput,
+  type QueryMeasurement,
+  type ScanInput,
+  type TrackerPlatform,
+} from './types.ts';
 
 const FINALIZE = 'finalize';
 
@@ -70,24 +86,50 @@ export function scanStatus(summaries: ReadonlyArray<{ status: string }>): Tracke
 export function trackerScanPipeline(engine: Engine): Pipeline {
   const { limits, clock, logger } = engine;
 
-  async function measureOne(ctx: StepContext, input: ScanInput, platform: TrackerPlatform, provider: SearchProvider | AnswerEngine, index: number, mentions: (t: string) => boolean): Promise<QueryMeasurement> {
+  async function measureOne(
+    ctx: StepContext,
+    input: ScanInput,
+    platform: TrackerPlatform,
+    provider: SearchProvider | AnswerEngine,
+    index: number,
+    mentions: (t: string) => boolean,
+  ): Promise<QueryMeasurement> {
     const query = input.queries[index]!;
     const base = { query_index: index, query };
-    const options = { ...(input.location ? { location: input.location } : {}), language: input.language, signal: ctx.signal, idempotencyKey: ctx.idempotencyKey(String(index)) };
+    const options = {
+      ...(input.location ? { location: input.location } : {}),
+      language: input.language,
+      signal: ctx.signal,
+      idempotencyKey: ctx.idempotencyKey(String(index)),
+    };
     try {
       let measured: Measured;
       if (isAnswerPlatform(platform)) {
-        const answer = await limits.answer.add(() => (provider as AnswerEngine).ask(query, platform, options), { signal: ctx.signal });
+        const answer = await limits.answer.add(() => (provider as AnswerEngine).ask(query, platform, options), {
+          signal: ctx.signal,
+        });
         measured = measureAnswer(answer, input.domain, mentions);
       } else {
-        const r = await limits.search.add(() => (provider as SearchProvider).search(query, { ...options, platform: 'organic', limit: 10 }), { signal: ctx.signal });
+        const r = await limits.search.add(
+          () => (provider as SearchProvider).search(query, { ...options, platform: 'organic', limit: 10 }),
+          { signal: ctx.signal },
+        );
         measured = measureOrganic(r.results, input.domain, mentions);
       }
       return { ...base, status: 'complete', ...measured, measured_at: clock.now(), error: null };
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       logger.warn({ err, runId: ctx.runId, platform, query }, 'tracker query failed');
-      return { ...base, status: 'failed', position: null, brand_mentioned: false, brand_cited: false, cited_urls: [], measured_at: clock.now(), error: failure(err) };
+      return {
+        ...base,
+        status: 'failed',
+        position: null,
+        brand_mentioned: false,
+        brand_cited: false,
+        cited_urls: [],
+        measured_at: clock.now(),
+        error: failure(err),
+      };
     }
   }
 
@@ -102,10 +144,26 @@ export function trackerScanPipeline(engine: Engine): Pipeline {
           // Configured when the scan was accepted, gone now (restart with other settings): measured nothing.
           const now = clock.now();
           const error = `no provider is configured for ${platform}`;
-          return { platform, provider: null, results: input.queries.map((query, i) => ({ query_index: i, query, status: 'failed', position: null, brand_mentioned: false, brand_cited: false, cited_urls: [], measured_at: now, error })) };
+          return {
+            platform,
+            provider: null,
+            results: input.queries.map((query, i) => ({
+              query_index: i,
+              query,
+              status: 'failed',
+              position: null,
+              brand_mentioned: false,
+              brand_cited: false,
+              cited_urls: [],
+              measured_at: now,
+              error,
+            })),
+          };
         }
         const mentions = brandMatcher(input.brand_names, input.domain);
-        const results = await Promise.all(input.queries.map((_, i) => measureOne(ctx, input, platform, provider, i, mentions)));
+        const results = await Promise.all(
+          input.queries.map((_, i) => measureOne(ctx, input, platform, provider, i, mentions)),
+        );
         ctx.signal.throwIfAborted();
         return { platform, provider: provider.name, results };
       },
@@ -117,13 +175,28 @@ export function trackerScanPipeline(engine: Engine): Pipeline {
     const status = scanStatus(summaries);
     const usable = summaries.filter((s) => s.status !== 'failed');
     const overall = overallSpi(usable);
-    const scores = Object.fromEntries(summaries.map((s) => [s.platform, { status: s.status, spi: s.spi, measured_at: s.measured_at, denominators: denominators(s) }]));
-    return { status, spi: overall.spi, scores, errors: summaries.filter((s) => s.status === 'failed').map((s) => `${s.platform}: ${s.error ?? 'failed'}`) };
+    const scores = Object.fromEntries(
+      summaries.map((s) => [
+        s.platform,
+        { status: s.status, spi: s.spi, measured_at: s.measured_at, denominators: denominators(s) },
+      ]),
+    );
+    return {
+      status,
+      spi: overall.spi,
+      scores,
+      errors: summaries.filter((s) => s.status === 'failed').map((s) => `${s.platform}: ${s.error ?? 'failed'}`),
+    };
   }
 
   async function markRunning(ctx: HookContext) {
-    const row = await ctx.trx.selectFrom('tracker_scans').select(['status', 'started_at']).where('id', '=', ctx.resourceId).executeTakeFirstOrThrow();
-    if (row.status === 'queued') await updateScan(ctx.trx, ctx.resourceId, { status: 'running', started_at: row.started_at ?? ctx.now }, ctx.now);
+    const row = await ctx.trx
+      .selectFrom('tracker_scans')
+      .select(['status', 'started_at'])
+      .where('id', '=', ctx.resourceId)
+      .executeTakeFirstOrThrow();
+    if (row.status === 'queued')
+      await updateScan(ctx.trx, ctx.resourceId, { status: 'running', started_at: row.started_at ?? ctx.now }, ctx.now);
   }
 
   return {
@@ -169,7 +242,13 @@ export function trackerScanPipeline(engine: Engine): Pipeline {
       await updateScan(
         ctx.trx,
         ctx.resourceId,
-        { status: out.status, spi: out.spi, platform_scores: JSON.stringify(out.scores), error: failed ? `Every platform failed: ${out.errors.join('; ')}` : null, completed_at: ctx.now },
+        {
+          status: out.status,
+          spi: out.spi,
+          platform_scores: JSON.stringify(out.scores),
+          error: failed ? `Every platform failed: ${out.errors.join('; ')}` : null,
+          completed_at: ctx.now,
+        },
         ctx.now,
       );
       if (failed) {
@@ -177,7 +256,8 @@ export function trackerScanPipeline(engine: Engine): Pipeline {
         return;
       }
       for (const [platform, s] of Object.entries(out.scores)) {
-        if (s.status !== 'failed') await advanceLatest(ctx.trx, input.project_id, platform as TrackerPlatform, ctx.resourceId, s.measured_at);
+        if (s.status !== 'failed')
+          await advanceLatest(ctx.trx, input.project_id, platform as TrackerPlatform, ctx.resourceId, s.measured_at);
       }
       await engine.usage.chargeOrDefer(ctx.trx, TRACKER_SCAN_KIND, ctx.resourceId);
     },

@@ -1,4 +1,10 @@
-import { latestSummaries, newestFinishedScan, resultsOf, summariesOf, type LatestSummaryRow } from '../../store/repos/tracker.ts';
+import {
+  latestSummaries,
+  newestFinishedScan,
+  resultsOf,
+  summariesOf,
+  type LatestSummaryRow,
+} from '../../store/repos/tracker.ts';
 import type { Engine } from '../engine.ts';
 import { coverage } from './coverage.ts';
 import { requireProject } from './service.ts';
@@ -11,7 +17,8 @@ export type SnapshotMethod = (typeof SNAPSHOT_METHODS)[number];
 const DESCRIPTIONS: Record<SnapshotMethod, string> = {
   latest_per_platform:
     'The newest successful (complete or partial) result of each platform; platforms may come from different runs (see each source_run_id), so a newer run that finished only partially does not hide an older complete result.',
-  latest_run: 'Only the results of the most recently finished run; a platform that failed or was not scanned in it is missing.',
+  latest_run:
+    'Only the results of the most recently finished run; a platform that failed or was not scanned in it is missing.',
 };
 
 /**
@@ -19,7 +26,13 @@ const DESCRIPTIONS: Record<SnapshotMethod, string> = {
  * successful result; `latest_run` takes only the newest finished run. A platform without data is absent from
  * `platforms` and listed in `coverage.missing` with its reason, never reported as zero.
  */
-export async function readResults(engine: Engine, orgId: string, projectId: string, method: SnapshotMethod, only?: TrackerPlatform) {
+export async function readResults(
+  engine: Engine,
+  orgId: string,
+  projectId: string,
+  method: SnapshotMethod,
+  only?: TrackerPlatform,
+) {
   const db = engine.db;
   const project = await requireProject(db, orgId, projectId);
   const expected = (JSON.parse(project.platforms) as TrackerPlatform[]).filter((p) => !only || p === only);
@@ -30,7 +43,9 @@ export async function readResults(engine: Engine, orgId: string, projectId: stri
     chosen = (await latestSummaries(db, [project.id])).filter((s) => expected.includes(s.platform));
   } else if (latestRun && latestRun.status !== 'failed') {
     const runStatus = latestRun.status;
-    chosen = (await summariesOf(db, latestRun.id)).filter((s) => s.status !== 'failed' && expected.includes(s.platform)).map((s) => ({ ...s, run_status: runStatus }));
+    chosen = (await summariesOf(db, latestRun.id))
+      .filter((s) => s.status !== 'failed' && expected.includes(s.platform))
+      .map((s) => ({ ...s, run_status: runStatus }));
   } else {
     chosen = [];
   }
@@ -40,14 +55,24 @@ export async function readResults(engine: Engine, orgId: string, projectId: stri
     const rows = await resultsOf(db, s.run_id, s.platform);
     platforms.push({ ...platformView(s, s.run_status), results: rows.map(resultView) });
   }
-  const runCoverage = method === 'latest_per_platform' ? ('per_platform' as const) : latestRun ? { platforms: JSON.parse(latestRun.platforms) as TrackerPlatform[] } : null;
+  const runCoverage =
+    method === 'latest_per_platform'
+      ? ('per_platform' as const)
+      : latestRun
+        ? { platforms: JSON.parse(latestRun.platforms) as TrackerPlatform[] }
+        : null;
   return {
     project_id: project.id,
     snapshot: { method, description: DESCRIPTIONS[method] },
     latest_run_id: latestRun?.id ?? null,
     run_status: latestRun?.status ?? null,
     spi: overallView(chosen),
-    coverage: coverage(engine, expected, chosen.map((s) => s.platform), runCoverage),
+    coverage: coverage(
+      engine,
+      expected,
+      chosen.map((s) => s.platform),
+      runCoverage,
+    ),
     platforms,
   };
 }

@@ -73,8 +73,20 @@ export function platformSpi(t: Pick<PlatformTally, 'measured' | 'weight_sum'>): 
 }
 
 /** Tallies per-query results into a platform's counts. */
-export function tally(results: ReadonlyArray<{ status: string; position: number | null; brand_mentioned: boolean; brand_cited: boolean }>): PlatformTally {
-  const t: PlatformTally = { queries_total: results.length, measured: 0, failed: 0, present: 0, mentioned: 0, cited: 0, ranked: 0, position_sum: 0, weight_sum: 0 };
+export function tally(
+  results: ReadonlyArray<{ status: string; position: number | null; brand_mentioned: boolean; brand_cited: boolean }>,
+): PlatformTally {
+  const t: PlatformTally = {
+    queries_total: results.length,
+    measured: 0,
+    failed: 0,
+    present: 0,
+    mentioned: 0,
+    cited: 0,
+    ranked: 0,
+    position_sum: 0,
+    weight_sum: 0,
+  };
   for (const r of results) {
     if (r.status !== 'complete') {
       t.failed++;
@@ -102,7 +114,9 @@ export interface OverallSpi<P extends string = string> {
 }
 
 /** The overall SPI over the platforms given (each with its tally); platforms without measurements are left out. */
-export function overallSpi<P extends string>(platforms: ReadonlyArray<{ platform: P } & Pick<PlatformTally, 'measured' | 'weight_sum' | 'present'>>): OverallSpi<P> {
+export function overallSpi<P extends string>(
+  platforms: ReadonlyArray<{ platform: P } & Pick<PlatformTally, 'measured' | 'weight_sum' | 'present'>>,
+): OverallSpi<P> {
   const used = platforms.filter((p) => p.measured > 0);
   const measured = used.reduce((a, p) => a + p.measured, 0);
   const weight = used.reduce((a, p) => a + p.weight_sum, 0);

@@ -15,12 +15,20 @@ const rate = (n: number, d: number) => (d > 0 ? Math.round((n / d) * 1000) / 100
  * Scorecards of the organisation's (or one client's) projects, newest first and paginated: each project's SPI from
  * its latest_per_platform snapshot, with denominators and coverage, plus the pooled SPI of every project in scope.
  */
-export async function readSummary(engine: Engine, orgId: string, clientId: string | undefined, page: { limit: number; offset: number }) {
+export async function readSummary(
+  engine: Engine,
+  orgId: string,
+  clientId: string | undefined,
+  page: { limit: number; offset: number },
+) {
   const db = engine.db;
   if (clientId) await requireClient(db, orgId, clientId);
   const { rows, total } = await listProjects(db, orgId, { clientId }, page);
   const [latest, finished, pooled] = await Promise.all([
-    latestSummaries(db, rows.map((r) => r.id)),
+    latestSummaries(
+      db,
+      rows.map((r) => r.id),
+    ),
     Promise.all(rows.map((r) => newestFinishedScan(db, r.id))),
     pooledTotals(engine, orgId, clientId),
   ]);
@@ -36,8 +44,24 @@ export async function readSummary(engine: Engine, orgId: string, clientId: strin
       name: p.name,
       domain: p.domain,
       ...overallView(present),
-      platforms: Object.fromEntries(present.map((s) => [s.platform, { spi: s.spi, status: s.status, source_run_id: s.run_id, run_status: s.run_status, measured_at: iso(s.measured_at) }])),
-      coverage: coverage(engine, expected, present.map((s) => s.platform), 'per_platform'),
+      platforms: Object.fromEntries(
+        present.map((s) => [
+          s.platform,
+          {
+            spi: s.spi,
+            status: s.status,
+            source_run_id: s.run_id,
+            run_status: s.run_status,
+            measured_at: iso(s.measured_at),
+          },
+        ]),
+      ),
+      coverage: coverage(
+        engine,
+        expected,
+        present.map((s) => s.platform),
+        'per_platform',
+      ),
       latest_run_id: run?.id ?? null,
       run_status: run?.status ?? null,
       last_measured_at: present.length ? iso(Math.max(...present.map((s) => s.measured_at))) : null,
@@ -58,7 +82,9 @@ async function pooledTotals(engine: Engine, orgId: string, clientId: string | un
   let q = engine.db
     .selectFrom('tracker_latest as l')
     .innerJoin('tracker_projects as p', 'p.id', 'l.project_id')
-    .innerJoin('tracker_platform_summaries as s', (j) => j.onRef('s.run_id', '=', 'l.run_id').onRef('s.platform', '=', 'l.platform'))
+    .innerJoin('tracker_platform_summaries as s', (j) =>
+      j.onRef('s.run_id', '=', 'l.run_id').onRef('s.platform', '=', 'l.platform'),
+    )
     .select((eb) => [
       eb.fn.coalesce(eb.fn.sum<number>('s.measured'), eb.lit(0)).as('measured'),
       eb.fn.coalesce(eb.fn.sum<number>('s.present'), eb.lit(0)).as('present'),
@@ -82,9 +108,21 @@ async function pooledTotals(engine: Engine, orgId: string, clientId: string | un
 export async function readBrandSummary(engine: Engine, orgId: string, clientId: string) {
   const db = engine.db;
   await requireClient(db, orgId, clientId);
-  const projects = await db.selectFrom('tracker_projects').select(['id', 'domain', 'platforms']).where('org_id', '=', orgId).where('client_id', '=', clientId).execute();
-  const expectedOf = new Map(projects.map((p) => [p.id, (JSON.parse(p.platforms) as TrackerPlatform[]).filter(isAnswerPlatform)]));
-  const latest = (await latestSummaries(db, projects.map((p) => p.id))).filter((s) => isAnswerPlatform(s.platform) && expectedOf.get(s.project_id)!.includes(s.platform));
+  const projects = await db
+    .selectFrom('tracker_projects')
+    .select(['id', 'domain', 'platforms'])
+    .where('org_id', '=', orgId)
+    .where('client_id', '=', clientId)
+    .execute();
+  const expectedOf = new Map(
+    projects.map((p) => [p.id, (JSON.parse(p.platforms) as TrackerPlatform[]).filter(isAnswerPlatform)]),
+  );
+  const latest = (
+    await latestSummaries(
+      db,
+      projects.map((p) => p.id),
+    )
+  ).filter((s) => isAnswerPlatform(s.platform) && expectedOf.get(s.project_id)!.includes(s.platform));
   const domains = [...new Set(projects.map((p) => p.domain))];
 
   const perPlatform = ANSWER_PLATFORMS.map((platform) => {
@@ -115,10 +153,21 @@ export async function readBrandSummary(engine: Engine, orgId: string, clientId: 
     client_id: clientId,
     snapshot: { method: 'latest_per_platform' as const },
     projects: projects.length,
-    totals: { answers_measured: measured, mentioned, cited, mention_rate: rate(mentioned, measured), citation_rate: rate(cited, measured) },
+    totals: {
+      answers_measured: measured,
+      mentioned,
+      cited,
+      mention_rate: rate(mentioned, measured),
+      citation_rate: rate(cited, measured),
+    },
     platforms: perPlatform,
     top_cited_urls: topUrls(latest, domains),
-    coverage: coverage(engine, expected, perPlatform.map((p) => p.platform), 'per_platform'),
+    coverage: coverage(
+      engine,
+      expected,
+      perPlatform.map((p) => p.platform),
+      'per_platform',
+    ),
   };
 }
 
@@ -136,5 +185,10 @@ function topUrls(latest: readonly LatestSummaryRow[], domains: readonly string[]
   return [...merged.entries()]
     .sort((a, b) => b[1].citations - a[1].citations || (a[0] < b[0] ? -1 : 1))
     .slice(0, TOP_URLS)
-    .map(([url, e]) => ({ url, citations: e.citations, platforms: [...e.platforms].sort(), brand_domain: domains.some((d) => isOnDomain(url, d)) }));
+    .map(([url, e]) => ({
+      url,
+      citations: e.citations,
+      platforms: [...e.platforms].sort(),
+      brand_domain: domains.some((d) => isOnDomain(url, d)),
+    }));
 }

@@ -34,7 +34,8 @@ export async function readTrends(engine: Engine, orgId: string, projectId: strin
   for (let day = first; day <= today; day++) {
     const list = byDay.get(day) ?? [];
     // Oldest first within the day, so the last match is the newest.
-    const pick = list.filter((s) => s.status === 'complete').at(-1) ?? list.filter((s) => s.status === 'partial').at(-1);
+    const pick =
+      list.filter((s) => s.status === 'complete').at(-1) ?? list.filter((s) => s.status === 'partial').at(-1);
     const status: TrackerScanStatus | null = pick?.status ?? (list.length ? 'failed' : null);
     const platforms: Partial<Record<TrackerPlatform, number>> = {};
     if (pick?.platform_scores) {
@@ -42,7 +43,14 @@ export async function readTrends(engine: Engine, orgId: string, projectId: strin
         if (v && v.status !== 'failed' && v.spi !== null) platforms[p as TrackerPlatform] = v.spi;
       }
     }
-    points.push({ date: dateOf(day), run_status: status, run_id: pick?.id ?? null, spi: pick ? pick.spi : null, platforms, runs: list.length });
+    points.push({
+      date: dateOf(day),
+      run_status: status,
+      run_id: pick?.id ?? null,
+      spi: pick ? pick.spi : null,
+      platforms,
+      runs: list.length,
+    });
   }
   return {
     project_id: project.id,

@@ -1,5 +1,11 @@
 import { iso } from '../../clock.ts';
-import type { LatestSummaryRow, TrackerProjectRow, TrackerResultRow, TrackerScanRow, TrackerSummaryRow } from '../../store/repos/tracker.ts';
+import type {
+  LatestSummaryRow,
+  TrackerProjectRow,
+  TrackerResultRow,
+  TrackerScanRow,
+  TrackerSummaryRow,
+} from '../../store/repos/tracker.ts';
 import type { TrackerScanStatus } from '../../store/schema.ts';
 import { denominators, overallSpi } from './spi.ts';
 import type { TrackerPlatform } from './types.ts';
@@ -33,7 +39,9 @@ export function projectView(row: TrackerProjectRow, withQueries: boolean) {
 function scanBilling(row: Pick<TrackerScanRow, 'status' | 'ledger_state'>) {
   if (row.ledger_state === 'charged') return 'finalized' as const;
   if (row.ledger_state === 'released') return 'released' as const;
-  return row.status === 'complete' || row.status === 'partial' ? ('reconciliation_pending' as const) : ('reserved' as const);
+  return row.status === 'complete' || row.status === 'partial'
+    ? ('reconciliation_pending' as const)
+    : ('reserved' as const);
 }
 
 /** The scan (run) record: what start_tracker_scan answers and project reads show as `latest_run`. */
@@ -86,5 +94,12 @@ export function resultView(r: TrackerResultRow) {
 /** The overall SPI of a set of platform measurements, with its denominators. */
 export function overallView(summaries: readonly (TrackerSummaryRow | LatestSummaryRow)[]) {
   const o = overallSpi(summaries);
-  return { spi: o.spi, denominators: { pairs_measured: o.pairs_measured, pairs_present: o.pairs_present, platforms_included: o.platforms_included } };
+  return {
+    spi: o.spi,
+    denominators: {
+      pairs_measured: o.pairs_measured,
+      pairs_present: o.pairs_present,
+      platforms_included: o.platforms_included,
+    },
+  };
 }

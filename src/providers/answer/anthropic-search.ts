@@ -9,7 +9,13 @@ import { systemClock, type Clock } from '../../clock.ts';
 import { approximateLocation } from '../search/platforms.ts';
 import type { Answer, AnswerCitation, AnswerEngine, AnswerOptions, AnswerPlatform } from '../types.ts';
 import { ProviderError } from '../types.ts';
-import { createAnthropicClient, textOf, type AnthropicBlock, type AnthropicMessage, type AnthropicOptions } from '../writer/anthropic.ts';
+import {
+  createAnthropicClient,
+  textOf,
+  type AnthropicBlock,
+  type AnthropicMessage,
+  type AnthropicOptions,
+} from '../writer/anthropic.ts';
 import { dedupeCitations } from './openai-search.ts';
 
 export interface AnthropicSearchOptions extends Omit<AnthropicOptions, 'defaultMaxTokens'> {
@@ -48,14 +54,26 @@ export function createAnthropicSearchEngine(options: AnthropicSearchOptions): An
     name,
     platforms: ['claude'],
     async ask(prompt: string, platform: AnswerPlatform, opts: AnswerOptions = {}): Promise<Answer> {
-      if (platform !== 'claude') throw new ProviderError(name, `${name} does not answer platform '${platform}'`, { retryable: false });
+      if (platform !== 'claude')
+        throw new ProviderError(name, `${name} does not answer platform '${platform}'`, { retryable: false });
       const where = approximateLocation(opts.location, opts.language);
-      const tools = [{ type: 'web_search_20250305', name: 'web_search', max_uses: maxUses, ...(where ? { user_location: { type: 'approximate', ...where } } : {}) }];
+      const tools = [
+        {
+          type: 'web_search_20250305',
+          name: 'web_search',
+          max_uses: maxUses,
+          ...(where ? { user_location: { type: 'approximate', ...where } } : {}),
+        },
+      ];
       const messages: Array<{ role: 'user' | 'assistant'; content: unknown }> = [{ role: 'user', content: prompt }];
       const content: AnthropicBlock[] = [];
       let res: AnthropicMessage = {};
       for (let round = 0; round <= MAX_CONTINUATIONS; round++) {
-        const key = opts.idempotencyKey ? (round === 0 ? opts.idempotencyKey : `${opts.idempotencyKey}:continue-${round}`) : undefined;
+        const key = opts.idempotencyKey
+          ? round === 0
+            ? opts.idempotencyKey
+            : `${opts.idempotencyKey}:continue-${round}`
+          : undefined;
         res = await client.call<AnthropicMessage>({
           method: 'POST',
           path: '/v1/messages',
@@ -68,7 +86,8 @@ export function createAnthropicSearchEngine(options: AnthropicSearchOptions): An
         // The paused turn goes back verbatim as the assistant message; Claude picks up where it stopped.
         messages.splice(1, 1, { role: 'assistant', content: [...content] });
       }
-      if (res.stop_reason === 'refusal') throw new ProviderError(name, `${name} refused the prompt`, { retryable: false });
+      if (res.stop_reason === 'refusal')
+        throw new ProviderError(name, `${name} refused the prompt`, { retryable: false });
       const text = textOf(content);
       if (!text.trim()) {
         const failed = content.find((b) => b.type === 'web_search_tool_result' && !Array.isArray(b.content));
@@ -77,7 +96,14 @@ export function createAnthropicSearchEngine(options: AnthropicSearchOptions): An
           retryable: code === 'too_many_requests' || code === 'unavailable',
         });
       }
-      return { provider: name, platform, model: res.model ?? model, text, citations: claudeCitations(content), fetchedAt: new Date(clock.now()).toISOString() };
+      return {
+        provider: name,
+        platform,
+        model: res.model ?? model,
+        text,
+        citations: claudeCitations(content),
+        fetchedAt: new Date(clock.now()).toISOString(),
+      };
     },
   };
 }

@@ -3,7 +3,13 @@
 //     overviews Google renders asynchronously; `ai_overview` items carry `markdown`, `items` of type
 //     `ai_overview_element` {title, text, references}, and `references` [{source, domain, url, title, text}])
 import { systemClock, type Clock } from '../../clock.ts';
-import { createDataForSeoCaller, dataForSeoLocale, GOOGLE_ORGANIC_LIVE_ADVANCED, type DataForSeoItem, type DataForSeoOptions } from '../search/dataforseo.ts';
+import {
+  createDataForSeoCaller,
+  dataForSeoLocale,
+  GOOGLE_ORGANIC_LIVE_ADVANCED,
+  type DataForSeoItem,
+  type DataForSeoOptions,
+} from '../search/dataforseo.ts';
 import type { Answer, AnswerCitation, AnswerEngine, AnswerOptions, AnswerPlatform } from '../types.ts';
 import { ProviderError } from '../types.ts';
 import { dedupeCitations } from './openai-search.ts';
@@ -47,7 +53,8 @@ export function createDataForSeoAiOverviewEngine(options: DataForSeoAiOverviewOp
     name,
     platforms: ['google_ai_overview'],
     async ask(prompt: string, platform: AnswerPlatform, opts: AnswerOptions = {}): Promise<Answer> {
-      if (platform !== 'google_ai_overview') throw new ProviderError(name, `${name} does not answer platform '${platform}'`, { retryable: false });
+      if (platform !== 'google_ai_overview')
+        throw new ProviderError(name, `${name} does not answer platform '${platform}'`, { retryable: false });
       const items = await caller.liveItems(
         GOOGLE_ORGANIC_LIVE_ADVANCED,
         {
@@ -62,7 +69,14 @@ export function createDataForSeoAiOverviewEngine(options: DataForSeoAiOverviewOp
       );
       // No overview on the page is a measurement (Google showed none), so it answers empty rather than failing.
       const overview = readAiOverview(items) ?? { text: '', citations: [] };
-      return { provider: name, platform, model: null, text: overview.text, citations: overview.citations, fetchedAt: new Date(clock.now()).toISOString() };
+      return {
+        provider: name,
+        platform,
+        model: null,
+        text: overview.text,
+        citations: overview.citations,
+        fetchedAt: new Date(clock.now()).toISOString(),
+      };
     },
   };
 }

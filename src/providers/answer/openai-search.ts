@@ -27,7 +27,10 @@ interface UrlCitationAnnotation {
 
 interface SearchCompletion {
   model?: string;
-  choices?: Array<{ finish_reason?: string; message?: { content?: string | null; refusal?: string | null; annotations?: UrlCitationAnnotation[] | null } }>;
+  choices?: Array<{
+    finish_reason?: string;
+    message?: { content?: string | null; refusal?: string | null; annotations?: UrlCitationAnnotation[] | null };
+  }>;
 }
 
 /** Distinct cited URLs in first-cited order; the first title seen for a URL wins. */
@@ -46,14 +49,27 @@ export function dedupeCitations(list: AnswerCitation[]): AnswerCitation[] {
 /** The `chatgpt` answer engine over OpenAI search models. */
 export function createOpenAiSearchEngine(options: OpenAiSearchOptions): AnswerEngine {
   const name = 'openai-search';
-  const { apiKey, baseUrl = 'https://api.openai.com/v1', model = 'gpt-4o-search-preview', searchContextSize, clock = systemClock, ...tuning } = options;
-  const client = createJsonClient({ ...tuning, provider: name, baseUrl, headers: { authorization: `Bearer ${apiKey}` } });
+  const {
+    apiKey,
+    baseUrl = 'https://api.openai.com/v1',
+    model = 'gpt-4o-search-preview',
+    searchContextSize,
+    clock = systemClock,
+    ...tuning
+  } = options;
+  const client = createJsonClient({
+    ...tuning,
+    provider: name,
+    baseUrl,
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
 
   return {
     name,
     platforms: ['chatgpt'],
     async ask(prompt: string, platform: AnswerPlatform, opts: AnswerOptions = {}): Promise<Answer> {
-      if (platform !== 'chatgpt') throw new ProviderError(name, `${name} does not answer platform '${platform}'`, { retryable: false });
+      if (platform !== 'chatgpt')
+        throw new ProviderError(name, `${name} does not answer platform '${platform}'`, { retryable: false });
       const approximate = approximateLocation(opts.location, opts.language);
       // Search models take no temperature or other sampling parameters; the defaults are what users get.
       const body = {
@@ -72,7 +88,10 @@ export function createOpenAiSearchEngine(options: OpenAiSearchOptions): AnswerEn
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
       const message = res.choices?.[0]?.message;
-      if (message?.refusal) throw new ProviderError(name, `${name} refused the prompt: ${message.refusal.slice(0, 300)}`, { retryable: false });
+      if (message?.refusal)
+        throw new ProviderError(name, `${name} refused the prompt: ${message.refusal.slice(0, 300)}`, {
+          retryable: false,
+        });
       const text = typeof message?.content === 'string' ? message.content : '';
       if (!text.trim()) throw new ProviderError(name, `${name} returned no answer`, { retryable: false });
       const citations = dedupeCitations(
@@ -80,7 +99,14 @@ export function createOpenAiSearchEngine(options: OpenAiSearchOptions): AnswerEn
           .filter((a) => a.type === 'url_citation' && typeof a.url_citation?.url === 'string')
           .map((a) => ({ url: a.url_citation?.url as string, title: a.url_citation?.title ?? null })),
       );
-      return { provider: name, platform, model: res.model ?? model, text, citations, fetchedAt: new Date(clock.now()).toISOString() };
+      return {
+        provider: name,
+        platform,
+        model: res.model ?? model,
+        text,
+        citations,
+        fetchedAt: new Date(clock.now()).toISOString(),
+      };
     },
   };
 }

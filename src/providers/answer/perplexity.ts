@@ -30,13 +30,19 @@ interface SonarResponse {
 export function createPerplexityEngine(options: PerplexityOptions): AnswerEngine {
   const name = 'perplexity';
   const { apiKey, baseUrl = 'https://api.perplexity.ai', model = 'sonar', clock = systemClock, ...tuning } = options;
-  const client = createJsonClient({ ...tuning, provider: name, baseUrl, headers: { authorization: `Bearer ${apiKey}` } });
+  const client = createJsonClient({
+    ...tuning,
+    provider: name,
+    baseUrl,
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
 
   return {
     name,
     platforms: ['perplexity'],
     async ask(prompt: string, platform: AnswerPlatform, opts: AnswerOptions = {}): Promise<Answer> {
-      if (platform !== 'perplexity') throw new ProviderError(name, `${name} does not answer platform '${platform}'`, { retryable: false });
+      if (platform !== 'perplexity')
+        throw new ProviderError(name, `${name} does not answer platform '${platform}'`, { retryable: false });
       const where = approximateLocation(opts.location, opts.language);
       const body = {
         model,
@@ -54,9 +60,18 @@ export function createPerplexityEngine(options: PerplexityOptions): AnswerEngine
       if (!text.trim()) throw new ProviderError(name, `${name} returned no answer`, { retryable: false });
       // `search_results` carries titles; `citations` (bare URLs) is the older field some deployments still send.
       const cited = res.search_results?.length
-        ? res.search_results.filter((r) => typeof r.url === 'string').map((r) => ({ url: r.url as string, title: r.title ?? null }))
+        ? res.search_results
+            .filter((r) => typeof r.url === 'string')
+            .map((r) => ({ url: r.url as string, title: r.title ?? null }))
         : (res.citations ?? []).filter((u): u is string => typeof u === 'string').map((url) => ({ url, title: null }));
-      return { provider: name, platform, model: res.model ?? model, text, citations: dedupeCitations(cited), fetchedAt: new Date(clock.now()).toISOString() };
+      return {
+        provider: name,
+        platform,
+        model: res.model ?? model,
+        text,
+        citations: dedupeCitations(cited),
+        fetchedAt: new Date(clock.now()).toISOString(),
+      };
     },
   };
 }

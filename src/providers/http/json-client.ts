@@ -64,7 +64,9 @@ export function createJsonClient(options: JsonClientOptions): JsonClient {
   } = options;
   const base = options.baseUrl.replace(/\/+$/, '');
 
-  async function attempt<T>(req: JsonRequest): Promise<{ ok: true; value: T } | { ok: false; error: ProviderError; waitMs: number | null }> {
+  async function attempt<T>(
+    req: JsonRequest,
+  ): Promise<{ ok: true; value: T } | { ok: false; error: ProviderError; waitMs: number | null }> {
     const url = new URL(base + (req.path.startsWith('/') ? req.path : `/${req.path}`));
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const signals = [AbortSignal.timeout(timeoutMs), ...(req.signal ? [req.signal] : [])];
@@ -86,7 +88,10 @@ export function createJsonClient(options: JsonClientOptions): JsonClient {
         return {
           ok: false,
           waitMs: parseRetryAfter(res.headers['retry-after']),
-          error: new ProviderError(provider, `${provider} answered HTTP ${res.statusCode}`, { retryable: true, status: res.statusCode }),
+          error: new ProviderError(provider, `${provider} answered HTTP ${res.statusCode}`, {
+            retryable: true,
+            status: res.statusCode,
+          }),
         };
       }
       if (res.statusCode >= 400) {
@@ -107,10 +112,14 @@ export function createJsonClient(options: JsonClientOptions): JsonClient {
       return {
         ok: false,
         waitMs: null,
-        error: new ProviderError(provider, timedOut ? `${provider} timed out after ${timeoutMs} ms` : `${provider} could not be reached`, {
-          retryable: true,
-          cause: err,
-        }),
+        error: new ProviderError(
+          provider,
+          timedOut ? `${provider} timed out after ${timeoutMs} ms` : `${provider} could not be reached`,
+          {
+            retryable: true,
+            cause: err,
+          },
+        ),
       };
     }
   }

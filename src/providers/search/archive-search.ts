@@ -85,7 +85,14 @@ export function createArchiveSearch(options: ArchiveSearchOptions): SearchProvid
       const index = await indexFor();
       const limit = Math.min(searchOptions.limit ?? MAX_RESULTS, MAX_RESULTS);
       const hits = index.query(query, { limit, boostTerms: locationTerms(searchOptions.location) });
-      return searchResponse('archive', 'organic', query, searchOptions, clock.now(), hits.map((hit, i) => ({ position: i + 1, url: hit.url, title: hit.title, snippet: hit.snippet })));
+      return searchResponse(
+        'archive',
+        'organic',
+        query,
+        searchOptions,
+        clock.now(),
+        hits.map((hit, i) => ({ position: i + 1, url: hit.url, title: hit.title, snippet: hit.snippet })),
+      );
     },
   };
 }

@@ -53,12 +53,16 @@ function retryableCode(code: number): boolean {
 }
 
 /** The task fields that pick location and language, from the free-form inputs of the API. */
-export function dataForSeoLocale(location: string | undefined, language: string | undefined): Record<string, string | number> {
+export function dataForSeoLocale(
+  location: string | undefined,
+  language: string | undefined,
+): Record<string, string | number> {
   const parsed = parseLocation(location);
   let where: Record<string, string | number>;
   if (!parsed) where = { location_code: US_LOCATION_CODE };
   // DataForSEO spells full location names without spaces after commas ("Austin,Texas,United States").
-  else if (parsed.parts.length === 1 && parsed.country) where = { location_name: countryName(parsed.country) ?? (parsed.parts[0] as string) };
+  else if (parsed.parts.length === 1 && parsed.country)
+    where = { location_name: countryName(parsed.country) ?? (parsed.parts[0] as string) };
   else where = { location_name: parsed.parts.join(',') };
   return { ...where, language_code: dataForSeoLanguage(language) };
 }
@@ -80,10 +84,17 @@ export function createDataForSeoCaller(provider: string, options: DataForSeoOpti
   return {
     async liveItems(path, task, signal) {
       // Live endpoints take exactly one task per call, wrapped in the generic POST array.
-      const env = await client.call<DataForSeoEnvelope>({ method: 'POST', path, body: [task], ...(signal ? { signal } : {}) });
+      const env = await client.call<DataForSeoEnvelope>({
+        method: 'POST',
+        path,
+        body: [task],
+        ...(signal ? { signal } : {}),
+      });
       const top = env.status_code ?? 0;
       if (top !== 20000) {
-        throw new ProviderError(provider, `${provider} answered status ${top}: ${env.status_message ?? 'no message'}`, { retryable: retryableCode(top) });
+        throw new ProviderError(provider, `${provider} answered status ${top}: ${env.status_message ?? 'no message'}`, {
+          retryable: retryableCode(top),
+        });
       }
       const first = env.tasks?.[0];
       if (!first) throw new ProviderError(provider, `${provider} answered no task`, { retryable: true });
@@ -91,7 +102,11 @@ export function createDataForSeoCaller(provider: string, options: DataForSeoOpti
       // 40102 "No Search Results": the search ran and found nothing, which is an answer, not a failure.
       if (code === 40102) return [];
       if (code !== 20000) {
-        throw new ProviderError(provider, `${provider} task failed with status ${code}: ${first.status_message ?? 'no message'}`, { retryable: retryableCode(code) });
+        throw new ProviderError(
+          provider,
+          `${provider} task failed with status ${code}: ${first.status_message ?? 'no message'}`,
+          { retryable: retryableCode(code) },
+        );
       }
       return first.result?.[0]?.items ?? [];
     },
@@ -104,7 +119,12 @@ const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 export function organicResults(items: DataForSeoItem[]): SearchResult[] {
   return items
     .filter((i) => i.type === 'organic' && text(i.url))
-    .map((i, n) => ({ position: i.rank_group ?? n + 1, url: text(i.url), title: text(i.title), snippet: text(i.description) }));
+    .map((i, n) => ({
+      position: i.rank_group ?? n + 1,
+      url: text(i.url),
+      title: text(i.title),
+      snippet: text(i.description),
+    }));
 }
 
 /** The links of every `video` SERP element (the Google video pack), numbered in display order. */
@@ -119,7 +139,12 @@ export function videoPackResults(items: DataForSeoItem[]): SearchResult[] {
 export function youtubeResults(items: DataForSeoItem[]): SearchResult[] {
   return items
     .filter((i) => i.type === 'youtube_video' && text(i.url))
-    .map((i, n) => ({ position: i.rank_group ?? n + 1, url: text(i.url), title: text(i.title), snippet: text(i.description) }));
+    .map((i, n) => ({
+      position: i.rank_group ?? n + 1,
+      url: text(i.url),
+      title: text(i.title),
+      snippet: text(i.description),
+    }));
 }
 
 const PLATFORMS = ['organic', 'google_video_pack', 'youtube_search'] as const satisfies readonly ResearchPlatform[];
@@ -146,16 +171,32 @@ export function createDataForSeoSearch(options: DataForSeoOptions): SearchProvid
       switch (opts.platform) {
         case 'organic':
           // Billing is per page of 10 results, so ask for whole pages only.
-          results = organicResults(await caller.liveItems(GOOGLE_ORGANIC_LIVE_ADVANCED, { ...base, depth: Math.ceil(limit / 10) * 10 }, opts.signal));
+          results = organicResults(
+            await caller.liveItems(
+              GOOGLE_ORGANIC_LIVE_ADVANCED,
+              { ...base, depth: Math.ceil(limit / 10) * 10 },
+              opts.signal,
+            ),
+          );
           break;
         case 'google_video_pack':
-          results = videoPackResults(await caller.liveItems(GOOGLE_ORGANIC_LIVE_ADVANCED, { ...base, depth: 10 }, opts.signal));
+          results = videoPackResults(
+            await caller.liveItems(GOOGLE_ORGANIC_LIVE_ADVANCED, { ...base, depth: 10 }, opts.signal),
+          );
           break;
         case 'youtube_search':
-          results = youtubeResults(await caller.liveItems(YOUTUBE_ORGANIC_LIVE_ADVANCED, { ...base, block_depth: Math.ceil(limit / 20) * 20 }, opts.signal));
+          results = youtubeResults(
+            await caller.liveItems(
+              YOUTUBE_ORGANIC_LIVE_ADVANCED,
+              { ...base, block_depth: Math.ceil(limit / 20) * 20 },
+              opts.signal,
+            ),
+          );
           break;
         default:
-          throw new ProviderError(name, `${name} does not serve research platform '${opts.platform}'`, { retryable: false });
+          throw new ProviderError(name, `${name} does not serve research platform '${opts.platform}'`, {
+            retryable: false,
+          });
       }
       return searchResponse(name, opts.platform, query, opts, clock.now(), results.slice(0, limit));
     },

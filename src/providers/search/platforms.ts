@@ -1,4 +1,12 @@
-import type { AnswerEngine, AnswerPlatform, ResearchPlatform, SearchOptions, SearchProvider, SearchResponse, SearchResult } from '../types.ts';
+import type {
+  AnswerEngine,
+  AnswerPlatform,
+  ResearchPlatform,
+  SearchOptions,
+  SearchProvider,
+  SearchResponse,
+  SearchResult,
+} from '../types.ts';
 import { ProviderError } from '../types.ts';
 
 /**
@@ -17,7 +25,11 @@ export interface LocaleParts {
 export function splitLanguage(tag: string | undefined): LocaleParts {
   const parts = (tag ?? '').trim().replace(/_/g, '-').split('-').filter(Boolean);
   const language = (parts[0] ?? 'en').toLowerCase();
-  const region = parts.slice(1).find((p) => /^[a-z]{2}$/i.test(p))?.toLowerCase() ?? null;
+  const region =
+    parts
+      .slice(1)
+      .find((p) => /^[a-z]{2}$/i.test(p))
+      ?.toLowerCase() ?? null;
   return { language, region };
 }
 
@@ -81,7 +93,10 @@ export interface ParsedLocation {
 
 /** Reads a free-form "City, Region, Country" (or a bare country name or code) location. */
 export function parseLocation(location: string | undefined): ParsedLocation | null {
-  const parts = (location ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = (location ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (parts.length === 0) return null;
   const country = countryCode(parts[parts.length - 1] as string);
   const rest = country ? parts.slice(0, -1) : parts;
@@ -89,7 +104,10 @@ export function parseLocation(location: string | undefined): ParsedLocation | nu
 }
 
 /** The `user_location` object OpenAI-style web search takes, or undefined when nothing is known. */
-export function approximateLocation(location: string | undefined, language: string | undefined): { country?: string; region?: string; city?: string } | undefined {
+export function approximateLocation(
+  location: string | undefined,
+  language: string | undefined,
+): { country?: string; region?: string; city?: string } | undefined {
   const parsed = parseLocation(location);
   const country = parsed?.country ?? splitLanguage(language).region;
   const out: { country?: string; region?: string; city?: string } = {};
@@ -106,13 +124,19 @@ export type AnswerResearchPlatform = Extract<ResearchPlatform, AnswerPlatform>;
  * Research on an AI platform: asks the engine the query and returns the URLs it cites, in citation order, as
  * ranked results. The snippet is empty because the engines do not quote per source.
  */
-export function answerEngineSearch(engine: AnswerEngine, platform: AnswerResearchPlatform, clock: { now(): number } = Date): SearchProvider {
+export function answerEngineSearch(
+  engine: AnswerEngine,
+  platform: AnswerResearchPlatform,
+  clock: { now(): number } = Date,
+): SearchProvider {
   return {
     name: engine.name,
     platforms: [platform],
     async search(query: string, options: SearchOptions): Promise<SearchResponse> {
       if (options.platform !== platform) {
-        throw new ProviderError(engine.name, `${engine.name} does not serve research platform '${options.platform}'`, { retryable: false });
+        throw new ProviderError(engine.name, `${engine.name} does not serve research platform '${options.platform}'`, {
+          retryable: false,
+        });
       }
       const answer = await engine.ask(query, platform, {
         ...(options.location !== undefined ? { location: options.location } : {}),
@@ -121,7 +145,16 @@ export function answerEngineSearch(engine: AnswerEngine, platform: AnswerResearc
         ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
       });
       const limit = Math.max(1, Math.min(options.limit ?? 10, 10));
-      return searchResponse(answer.provider, platform, query, options, clock.now(), answer.citations.slice(0, limit).map((c, i) => ({ position: i + 1, url: c.url, title: c.title ?? c.url, snippet: '' })));
+      return searchResponse(
+        answer.provider,
+        platform,
+        query,
+        options,
+        clock.now(),
+        answer.citations
+          .slice(0, limit)
+          .map((c, i) => ({ position: i + 1, url: c.url, title: c.title ?? c.url, snippet: '' })),
+      );
     },
   };
 }
@@ -140,5 +173,13 @@ export function searchResponse(
   fetchedAtMs: number,
   results: SearchResult[],
 ): SearchResponse {
-  return { provider, platform, query, location: options.location ?? null, language: options.language ?? null, fetchedAt: new Date(fetchedAtMs).toISOString(), results };
+  return {
+    provider,
+    platform,
+    query,
+    location: options.location ?? null,
+    language: options.language ?? null,
+    fetchedAt: new Date(fetchedAtMs).toISOString(),
+    results,
+  };
 }

@@ -50,14 +50,21 @@ function channelName(v: SerpApiLink['channel']): string {
 function videoSnippet(v: SerpApiLink): string {
   const described = text(v.snippet) || text(v.description);
   if (described) return described;
-  return [channelName(v.channel), text(v.platform) || text(v.source), text(v.date), text(v.duration) || text(v.length)].filter(Boolean).join(' · ');
+  return [channelName(v.channel), text(v.platform) || text(v.source), text(v.date), text(v.duration) || text(v.length)]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 /** Organic results with SerpApi's own `position`. */
 export function serpApiOrganic(body: SerpApiResponse): SearchResult[] {
   return (body.organic_results ?? [])
     .filter((r) => text(r.link))
-    .map((r, n) => ({ position: r.position ?? n + 1, url: text(r.link), title: text(r.title), snippet: text(r.snippet) }));
+    .map((r, n) => ({
+      position: r.position ?? n + 1,
+      url: text(r.link),
+      title: text(r.title),
+      snippet: text(r.snippet),
+    }));
 }
 
 /** Video results numbered in display order (YouTube's `position_on_page` skips shelves and ads). */
@@ -96,7 +103,9 @@ export function createSerpApiSearch(options: SerpApiOptions): SearchProvider {
         const location = place && !(place.parts.length === 1 && place.country) ? place.parts.join(', ') : undefined;
         query_ = { engine: 'google', q: query, location, hl, gl, num: opts.platform === 'organic' ? limit : undefined };
       } else {
-        throw new ProviderError(name, `${name} does not serve research platform '${opts.platform}'`, { retryable: false });
+        throw new ProviderError(name, `${name} does not serve research platform '${opts.platform}'`, {
+          retryable: false,
+        });
       }
       // No `no_cache`: SerpApi serves an identical search from its one-hour cache without charging, which is what
       // a retried step wants.

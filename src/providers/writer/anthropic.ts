@@ -39,9 +39,17 @@ export interface AnthropicMessage {
 }
 
 /** The Messages endpoint with Anthropic's auth and version headers over the JSON client. */
-export function createAnthropicClient(provider: string, options: Omit<AnthropicOptions, 'model' | 'defaultMaxTokens'>): JsonClient {
+export function createAnthropicClient(
+  provider: string,
+  options: Omit<AnthropicOptions, 'model' | 'defaultMaxTokens'>,
+): JsonClient {
   const { apiKey, baseUrl = 'https://api.anthropic.com', ...tuning } = options;
-  return createJsonClient({ ...tuning, provider, baseUrl, headers: { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION } });
+  return createJsonClient({
+    ...tuning,
+    provider,
+    baseUrl,
+    headers: { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION },
+  });
 }
 
 /** Concatenated text of the `text` blocks. */
@@ -71,7 +79,13 @@ export function createAnthropicWriter(options: AnthropicOptions): Writer {
         ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
         ...(rooted
           ? {
-              tools: [{ name: toolName, description: 'Record the answer as JSON that matches the input schema.', input_schema: rooted.schema }],
+              tools: [
+                {
+                  name: toolName,
+                  description: 'Record the answer as JSON that matches the input schema.',
+                  input_schema: rooted.schema,
+                },
+              ],
               tool_choice: { type: 'tool', name: toolName },
             }
           : {}),
@@ -87,7 +101,9 @@ export function createAnthropicWriter(options: AnthropicOptions): Writer {
       if (res.stop_reason === 'refusal') {
         throw new ProviderError(name, `${name} refused the request`, { retryable: false });
       }
-      const usage = res.usage ? { inputTokens: res.usage.input_tokens ?? 0, outputTokens: res.usage.output_tokens ?? 0 } : undefined;
+      const usage = res.usage
+        ? { inputTokens: res.usage.input_tokens ?? 0, outputTokens: res.usage.output_tokens ?? 0 }
+        : undefined;
       const base = { provider: name, model: res.model ?? model, ...(usage ? { usage } : {}) };
       if (rooted) {
         const call = res.content?.find((b) => b.type === 'tool_use' && b.name === toolName);
@@ -101,7 +117,9 @@ export function createAnthropicWriter(options: AnthropicOptions): Writer {
       }
       const text = textOf(res.content);
       if (!text.trim()) {
-        throw new ProviderError(name, `${name} returned no text (stop_reason ${res.stop_reason ?? 'unknown'})`, { retryable: false });
+        throw new ProviderError(name, `${name} returned no text (stop_reason ${res.stop_reason ?? 'unknown'})`, {
+          retryable: false,
+        });
       }
       return { text, ...base };
     },

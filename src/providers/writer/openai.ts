@@ -58,7 +58,8 @@ export function schemaToolName(name: string | undefined): string {
   return clean || 'output';
 }
 
-export const JSON_REMINDER = 'Your previous answer was not valid JSON. Return only valid JSON matching the schema, with no other text.';
+export const JSON_REMINDER =
+  'Your previous answer was not valid JSON. Return only valid JSON matching the schema, with no other text.';
 
 interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -73,8 +74,18 @@ interface ChatCompletion {
 
 /** A Writer over any OpenAI-compatible `/chat/completions`. */
 export function createOpenAiWriter(options: OpenAiWriterOptions): Writer {
-  const { apiKey, baseUrl, model, name = 'openai', tokenParameter, defaultMaxTokens = 4096, headers = {}, ...tuning } = options;
-  const tokenParam = tokenParameter ?? (new URL(baseUrl).hostname === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens');
+  const {
+    apiKey,
+    baseUrl,
+    model,
+    name = 'openai',
+    tokenParameter,
+    defaultMaxTokens = 4096,
+    headers = {},
+    ...tuning
+  } = options;
+  const tokenParam =
+    tokenParameter ?? (new URL(baseUrl).hostname === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens');
   const client = createJsonClient({
     ...tuning,
     provider: name,
@@ -82,7 +93,12 @@ export function createOpenAiWriter(options: OpenAiWriterOptions): Writer {
     headers: { ...headers, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
   });
 
-  async function chat(request: WriterRequest, messages: ChatMessage[], responseFormat: unknown, key: string | undefined) {
+  async function chat(
+    request: WriterRequest,
+    messages: ChatMessage[],
+    responseFormat: unknown,
+    key: string | undefined,
+  ) {
     const body: Record<string, unknown> = {
       model,
       messages,
@@ -101,7 +117,9 @@ export function createOpenAiWriter(options: OpenAiWriterOptions): Writer {
     const choice = res.choices?.[0];
     const message = choice?.message;
     if (message?.refusal) {
-      throw new ProviderError(name, `${name} refused the request: ${message.refusal.slice(0, 300)}`, { retryable: false });
+      throw new ProviderError(name, `${name} refused the request: ${message.refusal.slice(0, 300)}`, {
+        retryable: false,
+      });
     }
     const content = typeof message?.content === 'string' ? message.content : '';
     if (!content.trim()) {
@@ -120,7 +138,10 @@ export function createOpenAiWriter(options: OpenAiWriterOptions): Writer {
       ];
       const rooted = request.jsonSchema ? objectRootSchema(request.jsonSchema) : undefined;
       const format = rooted
-        ? { type: 'json_schema', json_schema: { name: schemaToolName(request.schemaName), schema: rooted.schema, strict: true } }
+        ? {
+            type: 'json_schema',
+            json_schema: { name: schemaToolName(request.schemaName), schema: rooted.schema, strict: true },
+          }
         : undefined;
 
       let out = await chat(request, messages, format, request.idempotencyKey);
@@ -133,14 +154,23 @@ export function createOpenAiWriter(options: OpenAiWriterOptions): Writer {
           // Servers without structured output (or a truncated answer) can return prose; one reminder usually fixes
           // it. A distinct key, since the first answer is exactly what a deduping server would replay.
           const retryKey = request.idempotencyKey ? `${request.idempotencyKey}:json-retry` : undefined;
-          out = await chat(request, [...messages, { role: 'assistant', content: out.content }, { role: 'user', content: JSON_REMINDER }], format, retryKey);
+          out = await chat(
+            request,
+            [...messages, { role: 'assistant', content: out.content }, { role: 'user', content: JSON_REMINDER }],
+            format,
+            retryKey,
+          );
           inputTokens += out.usage?.prompt_tokens ?? 0;
           outputTokens += out.usage?.completion_tokens ?? 0;
           json = parseJsonText(out.content);
           if (json === undefined) {
-            throw new ProviderError(name, `${name} did not return valid JSON after a reminder${out.finishReason === 'length' ? ' (output truncated at max tokens)' : ''}`, {
-              retryable: false,
-            });
+            throw new ProviderError(
+              name,
+              `${name} did not return valid JSON after a reminder${out.finishReason === 'length' ? ' (output truncated at max tokens)' : ''}`,
+              {
+                retryable: false,
+              },
+            );
           }
         }
         json = rooted.unwrap(json);

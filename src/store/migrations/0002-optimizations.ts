@@ -25,9 +25,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('completed_at', 'integer')
     .addColumn('updated_at', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('optimizations_org_created').on('optimizations').columns(['org_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('optimizations_org_client_created').on('optimizations').columns(['org_id', 'client_id', 'created_at']).execute();
-  await db.schema.createIndex('optimizations_org_status_created').on('optimizations').columns(['org_id', 'status', 'created_at']).execute();
+  await db.schema
+    .createIndex('optimizations_org_created')
+    .on('optimizations')
+    .columns(['org_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('optimizations_org_client_created')
+    .on('optimizations')
+    .columns(['org_id', 'client_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('optimizations_org_status_created')
+    .on('optimizations')
+    .columns(['org_id', 'status', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

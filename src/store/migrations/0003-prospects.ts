@@ -13,17 +13,28 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('org_id', 'text', (c) => c.notNull().references('organisations.id').onDelete('cascade'))
     .addColumn('client_id', 'text', (c) => c.notNull().references('clients.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('opportunity_type', 'text', (c) => c.check(sql`opportunity_type is null or opportunity_type in ${OPPORTUNITY_TYPES}`));
+    .addColumn('opportunity_type', 'text', (c) =>
+      c.check(sql`opportunity_type is null or opportunity_type in ${OPPORTUNITY_TYPES}`),
+    );
   // Per-status item counts, maintained in the transaction that changes an item: status_breakdown is O(1).
   for (const status of ['identified', 'contacted', 'in_discussion', 'won', 'passed']) {
     const column = `count_${status}`;
-    lists = lists.addColumn(column, 'integer', (c) => c.notNull().defaultTo(0).check(sql`${sql.ref(column)} >= 0`));
+    lists = lists.addColumn(column, 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`${sql.ref(column)} >= 0`),
+    );
   }
   await lists
     .addColumn('created_at', 'integer', (c) => c.notNull())
     .addColumn('updated_at', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('prospect_lists_client_updated').on('prospect_lists').columns(['org_id', 'client_id', 'updated_at', 'id']).execute();
+  await db.schema
+    .createIndex('prospect_lists_client_updated')
+    .on('prospect_lists')
+    .columns(['org_id', 'client_id', 'updated_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('prospect_items')
@@ -34,7 +45,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('url', 'text', (c) => c.notNull())
     .addColumn('dedupe_key', 'text', (c) => c.notNull())
     .addColumn('target_name', 'text')
-    .addColumn('opportunity_type', 'text', (c) => c.check(sql`opportunity_type is null or opportunity_type in ${OPPORTUNITY_TYPES}`))
+    .addColumn('opportunity_type', 'text', (c) =>
+      c.check(sql`opportunity_type is null or opportunity_type in ${OPPORTUNITY_TYPES}`),
+    )
     .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ${STATUSES}`))
     .addColumn('notes', 'text')
     .addColumn('contact_path', 'text')
@@ -42,8 +55,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'integer', (c) => c.notNull())
     .addUniqueConstraint('prospect_items_list_dedupe', ['list_id', 'dedupe_key'])
     .execute();
-  await db.schema.createIndex('prospect_items_list_created').on('prospect_items').columns(['list_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('prospect_items_list_status_created').on('prospect_items').columns(['list_id', 'status', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('prospect_items_list_created')
+    .on('prospect_items')
+    .columns(['list_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('prospect_items_list_status_created')
+    .on('prospect_items')
+    .columns(['list_id', 'status', 'created_at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

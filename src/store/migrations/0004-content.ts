@@ -26,8 +26,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('completed_at', 'integer')
     .addColumn('updated_at', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('content_jobs_org_kind_created').on('content_jobs').columns(['org_id', 'kind', 'created_at']).execute();
-  await db.schema.createIndex('content_jobs_org_client_created').on('content_jobs').columns(['org_id', 'client_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('content_jobs_org_kind_created')
+    .on('content_jobs')
+    .columns(['org_id', 'kind', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('content_jobs_org_client_created')
+    .on('content_jobs')
+    .columns(['org_id', 'client_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('content_artifacts')

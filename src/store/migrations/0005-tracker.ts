@@ -29,8 +29,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'integer', (c) => c.notNull())
     .addColumn('updated_at', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('tracker_projects_org_created').on('tracker_projects').columns(['org_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('tracker_projects_org_client_created').on('tracker_projects').columns(['org_id', 'client_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('tracker_projects_org_created')
+    .on('tracker_projects')
+    .columns(['org_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('tracker_projects_org_client_created')
+    .on('tracker_projects')
+    .columns(['org_id', 'client_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('tracker_scans')
@@ -38,7 +46,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('project_id', 'text', (c) => c.notNull().references('tracker_projects.id').onDelete('cascade'))
     .addColumn('org_id', 'text', (c) => c.notNull().references('organisations.id').onDelete('cascade'))
     .addColumn('client_id', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('queued', 'running', 'complete', 'partial', 'failed')`))
+    .addColumn('status', 'text', (c) =>
+      c.notNull().check(sql`status in ('queued', 'running', 'complete', 'partial', 'failed')`),
+    )
     .addColumn('platforms', 'text', (c) => c.notNull())
     .addColumn('missing_platforms', 'text', (c) => c.notNull())
     .addColumn('query_count', 'integer', (c) => c.notNull())
@@ -51,9 +61,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('completed_at', 'integer')
     .addColumn('updated_at', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('tracker_scans_project_created').on('tracker_scans').columns(['project_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('tracker_scans_project_created')
+    .on('tracker_scans')
+    .columns(['project_id', 'created_at', 'id'])
+    .execute();
   // Trends: the scans that finished in a window (completed_at is null until then, so in-flight scans are skipped).
-  await db.schema.createIndex('tracker_scans_project_completed').on('tracker_scans').columns(['project_id', 'completed_at', 'id']).execute();
+  await db.schema
+    .createIndex('tracker_scans_project_completed')
+    .on('tracker_scans')
+    .columns(['project_id', 'completed_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('tracker_results')

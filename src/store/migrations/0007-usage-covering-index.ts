@@ -7,7 +7,11 @@ import type { Kysely } from 'kysely';
  * are an index-only scan instead of one table lookup per ledger row.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createIndex('usage_ledger_org_time_cover').on('usage_ledger').columns(['org_id', 'created_at', 'state', 'units']).execute();
+  await db.schema
+    .createIndex('usage_ledger_org_time_cover')
+    .on('usage_ledger')
+    .columns(['org_id', 'created_at', 'state', 'units'])
+    .execute();
   await db.schema.dropIndex('usage_ledger_org_time').execute();
 }
 

@@ -23,9 +23,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
             ${sign}(case when ${row}.state = 'charged' then ${row}.units else 0 end),
             ${sign}(case when ${row}.state = 'reserved' then ${row}.units else 0 end))
     on conflict (org_id, hour) do update set charged = charged + excluded.charged, reserved = reserved + excluded.reserved;`;
-  await sql.raw(`create trigger usage_hourly_on_insert after insert on usage_ledger begin ${add('new', '+')} end`).execute(db);
-  await sql.raw(`create trigger usage_hourly_on_update after update of state, units, created_at, org_id on usage_ledger begin ${add('old', '-')} ${add('new', '+')} end`).execute(db);
-  await sql.raw(`create trigger usage_hourly_on_delete after delete on usage_ledger begin ${add('old', '-')} end`).execute(db);
+  await sql
+    .raw(`create trigger usage_hourly_on_insert after insert on usage_ledger begin ${add('new', '+')} end`)
+    .execute(db);
+  await sql
+    .raw(
+      `create trigger usage_hourly_on_update after update of state, units, created_at, org_id on usage_ledger begin ${add('old', '-')} ${add('new', '+')} end`,
+    )
+    .execute(db);
+  await sql
+    .raw(`create trigger usage_hourly_on_delete after delete on usage_ledger begin ${add('old', '-')} end`)
+    .execute(db);
   await sql`insert into usage_hourly (org_id, hour, charged, reserved)
             select org_id, created_at / 3600000,
                    sum(case when state = 'charged' then units else 0 end),
@@ -34,6 +42,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const t of ['usage_hourly_on_insert', 'usage_hourly_on_update', 'usage_hourly_on_delete']) await sql.raw(`drop trigger ${t}`).execute(db);
+  for (const t of ['usage_hourly_on_insert', 'usage_hourly_on_update', 'usage_hourly_on_delete'])
+    await sql.raw(`drop trigger ${t}`).execute(db);
   await db.schema.dropTable('usage_hourly').execute();
 }

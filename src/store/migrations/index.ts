@@ -36,11 +36,15 @@ export async function migrateToLatest(db: Db, attempts = 20): Promise<string[]> 
   }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`migration ${failed ?? '(unknown)'} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(
+      `migration ${failed ?? '(unknown)'} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
 function isBusy(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY');
+  return (
+    typeof err === 'object' && err !== null && String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')
+  );
 }

@@ -17,7 +17,14 @@ export interface KeyWithOrganisation {
 
 export async function insertApiKey(
   db: Db,
-  input: { orgId: string; name: string; keyHash: string; displayPrefix: string; scopes: string[]; expiresAt: number | null },
+  input: {
+    orgId: string;
+    name: string;
+    keyHash: string;
+    displayPrefix: string;
+    scopes: string[];
+    expiresAt: number | null;
+  },
   now: number,
 ): Promise<ApiKeyRow> {
   const row: ApiKeyRow = {
@@ -71,5 +78,11 @@ export async function getApiKey(db: Db, id: string): Promise<ApiKeyRow | undefin
 }
 
 export async function listApiKeys(db: Db, orgId: string): Promise<ApiKeyRow[]> {
-  return db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }

@@ -39,12 +39,7 @@ export async function createClient(db: Db, input: NewClient, now: number): Promi
 
 /** The client when it belongs to the organisation; otherwise undefined (callers answer 404, never 403). */
 export async function getOwnedClient(db: Db, orgId: string, clientId: string): Promise<ClientRow | undefined> {
-  return db
-    .selectFrom('clients')
-    .selectAll()
-    .where('id', '=', clientId)
-    .where('org_id', '=', orgId)
-    .executeTakeFirst();
+  return db.selectFrom('clients').selectAll().where('id', '=', clientId).where('org_id', '=', orgId).executeTakeFirst();
 }
 
 export async function listClients(

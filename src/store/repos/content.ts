@@ -8,21 +8,56 @@ export type ArtifactName = Exclude<keyof ContentArtifactsTable, 'job_id' | 'upda
 /** The run and ledger kind of a content job or Autopilot run (the resource kind is its `kind` column). */
 export const CONTENT_KINDS = { job: 'content_job', autopilot: 'autopilot' } as const;
 
-export async function insertContentJob(db: Db, row: Omit<ContentJobsTable, 'updated_at' | 'started_at' | 'completed_at' | 'error' | 'optimize_passes'>): Promise<void> {
-  await db.insertInto('content_jobs').values({ ...row, optimize_passes: 0, error: null, started_at: null, completed_at: null, updated_at: row.created_at }).execute();
-  await db.insertInto('content_artifacts').values({ job_id: row.id, writer: null, research: null, outline: null, seo_metadata: null, entities: null, faqs: null, draft: null, citations: null, review: null, updated_at: row.created_at }).execute();
+export async function insertContentJob(
+  db: Db,
+  row: Omit<ContentJobsTable, 'updated_at' | 'started_at' | 'completed_at' | 'error' | 'optimize_passes'>,
+): Promise<void> {
+  await db
+    .insertInto('content_jobs')
+    .values({
+      ...row,
+      optimize_passes: 0,
+      error: null,
+      started_at: null,
+      completed_at: null,
+      updated_at: row.created_at,
+    })
+    .execute();
+  await db
+    .insertInto('content_artifacts')
+    .values({
+      job_id: row.id,
+      writer: null,
+      research: null,
+      outline: null,
+      seo_metadata: null,
+      entities: null,
+      faqs: null,
+      draft: null,
+      citations: null,
+      review: null,
+      updated_at: row.created_at,
+    })
+    .execute();
 }
 
 function withLedger(db: Db) {
   return db
     .selectFrom('content_jobs as j')
-    .leftJoin('usage_ledger as l', (jn) => jn.onRef('l.resource_id', '=', 'j.id').on('l.resource_kind', 'in', [CONTENT_KINDS.job, CONTENT_KINDS.autopilot]))
+    .leftJoin('usage_ledger as l', (jn) =>
+      jn.onRef('l.resource_id', '=', 'j.id').on('l.resource_kind', 'in', [CONTENT_KINDS.job, CONTENT_KINDS.autopilot]),
+    )
     .selectAll('j')
     .select('l.state as ledger_state');
 }
 
 /** The job when it belongs to the organisation (any kind unless one is given). */
-export async function getContentJob(db: Db, orgId: string, id: string, kind?: ContentJobsTable['kind']): Promise<ContentJobRow | undefined> {
+export async function getContentJob(
+  db: Db,
+  orgId: string,
+  id: string,
+  kind?: ContentJobsTable['kind'],
+): Promise<ContentJobRow | undefined> {
   let q = withLedger(db).where('j.id', '=', id).where('j.org_id', '=', orgId);
   if (kind) q = q.where('j.kind', '=', kind);
   return q.executeTakeFirst();
@@ -35,9 +70,18 @@ export interface ContentJobFilter {
   mode?: 'auto' | 'stepped';
 }
 
-export async function listContentJobs(db: Db, orgId: string, f: ContentJobFilter, page: { limit: number; offset: number }) {
+export async function listContentJobs(
+  db: Db,
+  orgId: string,
+  f: ContentJobFilter,
+  page: { limit: number; offset: number },
+) {
   let q = withLedger(db).where('j.org_id', '=', orgId).where('j.kind', '=', f.kind);
-  let c = db.selectFrom('content_jobs as j').select((eb) => eb.fn.countAll<number>().as('n')).where('j.org_id', '=', orgId).where('j.kind', '=', f.kind);
+  let c = db
+    .selectFrom('content_jobs as j')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('j.org_id', '=', orgId)
+    .where('j.kind', '=', f.kind);
   if (f.clientId) {
     q = q.where('j.client_id', '=', f.clientId);
     c = c.where('j.client_id', '=', f.clientId);
@@ -50,23 +94,53 @@ export async function listContentJobs(db: Db, orgId: string, f: ContentJobFilter
     q = q.where('j.mode', '=', f.mode);
     c = c.where('j.mode', '=', f.mode);
   }
-  const rows = await q.orderBy('j.created_at', 'desc').orderBy('j.id', 'desc').limit(page.limit).offset(page.offset).execute();
+  const rows = await q
+    .orderBy('j.created_at', 'desc')
+    .orderBy('j.id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
   const { n } = await c.executeTakeFirstOrThrow();
   return { rows, total: Number(n) };
 }
 
-export async function updateContentJob(db: Db, id: string, patch: Partial<ContentJobsTable>, now: number): Promise<void> {
-  await db.updateTable('content_jobs').set({ ...patch, updated_at: now }).where('id', '=', id).execute();
+export async function updateContentJob(
+  db: Db,
+  id: string,
+  patch: Partial<ContentJobsTable>,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('content_jobs')
+    .set({ ...patch, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Moves the job from `from` to `patch` only if it is still in `from`; true when it moved. */
-export async function transitionContentJob(db: Db, id: string, from: string, patch: Partial<ContentJobsTable>, now: number): Promise<boolean> {
-  const r = await db.updateTable('content_jobs').set({ ...patch, updated_at: now }).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+export async function transitionContentJob(
+  db: Db,
+  id: string,
+  from: string,
+  patch: Partial<ContentJobsTable>,
+  now: number,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('content_jobs')
+    .set({ ...patch, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
 /** Stores artifacts (each value JSON-encoded); absent names are left as they are. */
-export async function saveArtifacts(db: Db, jobId: string, values: Partial<Record<ArtifactName, unknown>>, now: number): Promise<void> {
+export async function saveArtifacts(
+  db: Db,
+  jobId: string,
+  values: Partial<Record<ArtifactName, unknown>>,
+  now: number,
+): Promise<void> {
   const patch: Partial<ContentArtifactsTable> = { updated_at: now };
   for (const [k, v] of Object.entries(values) as [ArtifactName, unknown][]) {
     if (v !== undefined) (patch as Record<string, unknown>)[k] = k === 'writer' ? (v as string) : JSON.stringify(v);

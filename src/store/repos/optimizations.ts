@@ -13,14 +13,31 @@ export async function insertOptimization(
 ): Promise<void> {
   await db
     .insertInto('optimizations')
-    .values({ ...row, status: 'queued', stage: null, error: null, score: null, source_word_count: null, competitor_count: null, duration_ms: null, result: null, evidence: null, created_at: now, started_at: null, completed_at: null, updated_at: now })
+    .values({
+      ...row,
+      status: 'queued',
+      stage: null,
+      error: null,
+      score: null,
+      source_word_count: null,
+      competitor_count: null,
+      duration_ms: null,
+      result: null,
+      evidence: null,
+      created_at: now,
+      started_at: null,
+      completed_at: null,
+      updated_at: now,
+    })
     .execute();
 }
 
 function withLedger(db: Db) {
   return db
     .selectFrom('optimizations as o')
-    .leftJoin('usage_ledger as l', (j) => j.on('l.resource_kind', '=', OPTIMIZATION_KIND).onRef('l.resource_id', '=', 'o.id'))
+    .leftJoin('usage_ledger as l', (j) =>
+      j.on('l.resource_kind', '=', OPTIMIZATION_KIND).onRef('l.resource_id', '=', 'o.id'),
+    )
     .selectAll('o')
     .select('l.state as ledger_state');
 }
@@ -38,9 +55,17 @@ export interface OptimizationFilter {
 }
 
 /** Newest first; rows without the large result and evidence columns. */
-export async function listOptimizations(db: Db, orgId: string, f: OptimizationFilter, page: { limit: number; offset: number }) {
+export async function listOptimizations(
+  db: Db,
+  orgId: string,
+  f: OptimizationFilter,
+  page: { limit: number; offset: number },
+) {
   let q = withLedger(db).where('o.org_id', '=', orgId);
-  let c = db.selectFrom('optimizations as o').select((eb) => eb.fn.countAll<number>().as('n')).where('o.org_id', '=', orgId);
+  let c = db
+    .selectFrom('optimizations as o')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('o.org_id', '=', orgId);
   if (f.clientId) {
     q = q.where('o.client_id', '=', f.clientId);
     c = c.where('o.client_id', '=', f.clientId);
@@ -59,11 +84,25 @@ export async function listOptimizations(db: Db, orgId: string, f: OptimizationFi
     q = q.where(sql<boolean>`instr(lower(o.keyword), ${needle}) > 0`);
     c = c.where(sql<boolean>`instr(lower(o.keyword), ${needle}) > 0`);
   }
-  const rows = await q.orderBy('o.created_at', 'desc').orderBy('o.id', 'desc').limit(page.limit).offset(page.offset).execute();
+  const rows = await q
+    .orderBy('o.created_at', 'desc')
+    .orderBy('o.id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
   const { n } = await c.executeTakeFirstOrThrow();
   return { rows: rows.map((r) => ({ ...r, result: null, evidence: null })), total: Number(n) };
 }
 
-export async function updateOptimization(db: Db, id: string, patch: Partial<OptimizationsTable>, now: number): Promise<void> {
-  await db.updateTable('optimizations').set({ ...patch, updated_at: now }).where('id', '=', id).execute();
+export async function updateOptimization(
+  db: Db,
+  id: string,
+  patch: Partial<OptimizationsTable>,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('optimizations')
+    .set({ ...patch, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }

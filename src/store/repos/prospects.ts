@@ -5,7 +5,13 @@ import type { OpportunityType, ProspectItemsTable, ProspectListsTable, ProspectS
 export type ProspectListRow = ProspectListsTable;
 export type ProspectItemRow = ProspectItemsTable;
 
-export const PROSPECT_STATUSES: readonly ProspectStatus[] = ['identified', 'contacted', 'in_discussion', 'won', 'passed'];
+export const PROSPECT_STATUSES: readonly ProspectStatus[] = [
+  'identified',
+  'contacted',
+  'in_discussion',
+  'won',
+  'passed',
+];
 
 type CountColumn = `count_${ProspectStatus}`;
 
@@ -47,7 +53,12 @@ export async function insertProspectList(db: Db, input: NewProspectList, now: nu
 }
 
 /** The list when it belongs to this organisation and client; otherwise undefined (callers answer 404). */
-export async function getOwnedList(db: Db, orgId: string, clientId: string, listId: string): Promise<ProspectListRow | undefined> {
+export async function getOwnedList(
+  db: Db,
+  orgId: string,
+  clientId: string,
+  listId: string,
+): Promise<ProspectListRow | undefined> {
   return db
     .selectFrom('prospect_lists')
     .selectAll()
@@ -58,7 +69,12 @@ export async function getOwnedList(db: Db, orgId: string, clientId: string, list
 }
 
 /** A client's lists, newest-updated first. */
-export async function listProspectLists(db: Db, orgId: string, clientId: string, page: { limit: number; offset: number }) {
+export async function listProspectLists(
+  db: Db,
+  orgId: string,
+  clientId: string,
+  page: { limit: number; offset: number },
+) {
   const rows = await db
     .selectFrom('prospect_lists')
     .selectAll()
@@ -88,14 +104,23 @@ export async function deleteProspectList(db: Db, listId: string): Promise<boolea
  * Moves the list's counters by `delta` per status and its `updated_at` to `now`, in the caller's transaction (the
  * same one that changed the items, so the counts never drift from the rows).
  */
-export async function adjustListCounts(db: Db, listId: string, delta: Partial<Record<ProspectStatus, number>>, now: number): Promise<void> {
+export async function adjustListCounts(
+  db: Db,
+  listId: string,
+  delta: Partial<Record<ProspectStatus, number>>,
+  now: number,
+): Promise<void> {
   const set: Record<string, unknown> = { updated_at: now };
   for (const [status, d] of Object.entries(delta) as [ProspectStatus, number][]) {
     if (d === 0) continue;
     const column = countColumn(status);
     set[column] = sql`${sql.ref(column)} + ${d}`;
   }
-  await db.updateTable('prospect_lists').set(set as Partial<ProspectListsTable>).where('id', '=', listId).execute();
+  await db
+    .updateTable('prospect_lists')
+    .set(set as Partial<ProspectListsTable>)
+    .where('id', '=', listId)
+    .execute();
 }
 
 /**
@@ -111,12 +136,26 @@ export async function insertProspectItem(db: Db, row: ProspectItemRow): Promise<
     .executeTakeFirst();
 }
 
-export async function getItemByDedupeKey(db: Db, listId: string, dedupeKey: string): Promise<ProspectItemRow | undefined> {
-  return db.selectFrom('prospect_items').selectAll().where('list_id', '=', listId).where('dedupe_key', '=', dedupeKey).executeTakeFirst();
+export async function getItemByDedupeKey(
+  db: Db,
+  listId: string,
+  dedupeKey: string,
+): Promise<ProspectItemRow | undefined> {
+  return db
+    .selectFrom('prospect_items')
+    .selectAll()
+    .where('list_id', '=', listId)
+    .where('dedupe_key', '=', dedupeKey)
+    .executeTakeFirst();
 }
 
 /** The item when it is in this list of this organisation. */
-export async function getOwnedItem(db: Db, orgId: string, listId: string, itemId: string): Promise<ProspectItemRow | undefined> {
+export async function getOwnedItem(
+  db: Db,
+  orgId: string,
+  listId: string,
+  itemId: string,
+): Promise<ProspectItemRow | undefined> {
   return db
     .selectFrom('prospect_items')
     .selectAll()
@@ -127,14 +166,29 @@ export async function getOwnedItem(db: Db, orgId: string, listId: string, itemId
 }
 
 /** A page of the list's items, newest first, optionally of one status. */
-export async function listProspectItems(db: Db, listId: string, status: ProspectStatus | undefined, page: { limit: number; offset: number }) {
+export async function listProspectItems(
+  db: Db,
+  listId: string,
+  status: ProspectStatus | undefined,
+  page: { limit: number; offset: number },
+) {
   let q = db.selectFrom('prospect_items').selectAll().where('list_id', '=', listId);
   if (status) q = q.where('status', '=', status);
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
 }
 
-export async function updateProspectItem(db: Db, itemId: string, patch: Pick<Partial<ProspectItemRow>, 'status' | 'notes'>, now: number): Promise<ProspectItemRow> {
-  return db.updateTable('prospect_items').set({ ...patch, updated_at: now }).where('id', '=', itemId).returningAll().executeTakeFirstOrThrow();
+export async function updateProspectItem(
+  db: Db,
+  itemId: string,
+  patch: Pick<Partial<ProspectItemRow>, 'status' | 'notes'>,
+  now: number,
+): Promise<ProspectItemRow> {
+  return db
+    .updateTable('prospect_items')
+    .set({ ...patch, updated_at: now })
+    .where('id', '=', itemId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function deleteProspectItem(db: Db, itemId: string): Promise<boolean> {

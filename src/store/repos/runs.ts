@@ -43,7 +43,13 @@ export async function insertRun(
  * Claims the oldest due run of the given kinds in one statement: pending, due, and either never leased or with an
  * expired lease (a crashed or stalled worker's). The claim bumps the fencing token and the attempt count.
  */
-export async function claimRun(db: Db, kinds: readonly string[], owner: string, now: number, leaseMs: number): Promise<RunRow | undefined> {
+export async function claimRun(
+  db: Db,
+  kinds: readonly string[],
+  owner: string,
+  now: number,
+  leaseMs: number,
+): Promise<RunRow | undefined> {
   if (kinds.length === 0) return undefined;
   return db
     .updateTable('runs')
@@ -89,7 +95,12 @@ export async function renewLease(db: Db, lease: Lease, until: number): Promise<b
 export async function updateLeasedRun(
   db: Db,
   lease: Lease,
-  patch: Partial<Pick<RunRow, 'state' | 'step' | 'attempts' | 'run_after' | 'checkpoint' | 'last_error' | 'lease_owner' | 'lease_expires_at'>>,
+  patch: Partial<
+    Pick<
+      RunRow,
+      'state' | 'step' | 'attempts' | 'run_after' | 'checkpoint' | 'last_error' | 'lease_owner' | 'lease_expires_at'
+    >
+  >,
   now: number,
 ): Promise<boolean> {
   const r = await db
@@ -115,12 +126,20 @@ export async function resumeWaitingRun(db: Db, kind: string, resourceId: string,
 }
 
 export async function getRunFor(db: Db, kind: string, resourceId: string): Promise<RunRow | undefined> {
-  return db.selectFrom('runs').selectAll().where('kind', '=', kind).where('resource_id', '=', resourceId).executeTakeFirst();
+  return db
+    .selectFrom('runs')
+    .selectAll()
+    .where('kind', '=', kind)
+    .where('resource_id', '=', resourceId)
+    .executeTakeFirst();
 }
 
 /** Pending runs (queued or running): the queue depth that admission control compares with its limit. */
 export async function countPendingRuns(db: Db, kinds?: readonly string[]): Promise<number> {
-  let q = db.selectFrom('runs').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'pending');
+  let q = db
+    .selectFrom('runs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('state', '=', 'pending');
   if (kinds?.length) q = q.where('kind', 'in', kinds);
   const { n } = await q.executeTakeFirstOrThrow();
   return Number(n);

@@ -25,24 +25,49 @@ const INSERT_CHUNK = 500;
 
 // ---- projects ----
 
-export async function insertProject(db: Db, row: Omit<TrackerProjectRow, 'created_at' | 'updated_at'>, now: number): Promise<void> {
-  await db.insertInto('tracker_projects').values({ ...row, created_at: now, updated_at: now }).execute();
+export async function insertProject(
+  db: Db,
+  row: Omit<TrackerProjectRow, 'created_at' | 'updated_at'>,
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('tracker_projects')
+    .values({ ...row, created_at: now, updated_at: now })
+    .execute();
 }
 
 /** The project when it belongs to the organisation. */
 export async function getProject(db: Db, orgId: string, id: string): Promise<TrackerProjectRow | undefined> {
-  return db.selectFrom('tracker_projects').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+  return db
+    .selectFrom('tracker_projects')
+    .selectAll()
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .executeTakeFirst();
 }
 
 /** Newest first, optionally one client's. */
-export async function listProjects(db: Db, orgId: string, filter: { clientId?: string }, page: { limit: number; offset: number }) {
+export async function listProjects(
+  db: Db,
+  orgId: string,
+  filter: { clientId?: string },
+  page: { limit: number; offset: number },
+) {
   let q = db.selectFrom('tracker_projects').selectAll().where('org_id', '=', orgId);
-  let c = db.selectFrom('tracker_projects').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId);
+  let c = db
+    .selectFrom('tracker_projects')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('org_id', '=', orgId);
   if (filter.clientId) {
     q = q.where('client_id', '=', filter.clientId);
     c = c.where('client_id', '=', filter.clientId);
   }
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+  const rows = await q
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
   const { n } = await c.executeTakeFirstOrThrow();
   return { rows, total: Number(n) };
 }
@@ -51,19 +76,34 @@ export async function listProjects(db: Db, orgId: string, filter: { clientId?: s
 
 export async function insertScan(
   db: Db,
-  row: Pick<TrackerScansTable, 'id' | 'project_id' | 'org_id' | 'client_id' | 'platforms' | 'missing_platforms' | 'query_count' | 'units'>,
+  row: Pick<
+    TrackerScansTable,
+    'id' | 'project_id' | 'org_id' | 'client_id' | 'platforms' | 'missing_platforms' | 'query_count' | 'units'
+  >,
   now: number,
 ): Promise<void> {
   await db
     .insertInto('tracker_scans')
-    .values({ ...row, status: 'queued', spi: null, platform_scores: null, error: null, created_at: now, started_at: null, completed_at: null, updated_at: now })
+    .values({
+      ...row,
+      status: 'queued',
+      spi: null,
+      platform_scores: null,
+      error: null,
+      created_at: now,
+      started_at: null,
+      completed_at: null,
+      updated_at: now,
+    })
     .execute();
 }
 
 function scansWithLedger(db: Db) {
   return db
     .selectFrom('tracker_scans as s')
-    .leftJoin('usage_ledger as l', (j) => j.on('l.resource_kind', '=', TRACKER_SCAN_KIND).onRef('l.resource_id', '=', 's.id'))
+    .leftJoin('usage_ledger as l', (j) =>
+      j.on('l.resource_kind', '=', TRACKER_SCAN_KIND).onRef('l.resource_id', '=', 's.id'),
+    )
     .selectAll('s')
     .select('l.state as ledger_state');
 }
@@ -74,7 +114,12 @@ export async function getScan(db: Db, id: string): Promise<TrackerScanRow | unde
 
 /** The project's newest scan, whatever its status. */
 export async function newestScan(db: Db, projectId: string): Promise<TrackerScanRow | undefined> {
-  return scansWithLedger(db).where('s.project_id', '=', projectId).orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').limit(1).executeTakeFirst();
+  return scansWithLedger(db)
+    .where('s.project_id', '=', projectId)
+    .orderBy('s.created_at', 'desc')
+    .orderBy('s.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** The project's most recently finished scan (complete, partial or failed). */
@@ -102,7 +147,11 @@ export async function scansFinishedBetween(db: Db, projectId: string, from: numb
 }
 
 export async function updateScan(db: Db, id: string, patch: Partial<TrackerScansTable>, now: number): Promise<void> {
-  await db.updateTable('tracker_scans').set({ ...patch, updated_at: now }).where('id', '=', id).execute();
+  await db
+    .updateTable('tracker_scans')
+    .set({ ...patch, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 // ---- per-query results ----
@@ -131,7 +180,13 @@ export async function putResults(db: Db, rows: readonly TrackerResultRow[]): Pro
 
 /** One platform's per-query results of one scan, in query order (primary-key range read). */
 export async function resultsOf(db: Db, runId: string, platform: TrackerPlatform): Promise<TrackerResultRow[]> {
-  return db.selectFrom('tracker_results').selectAll().where('run_id', '=', runId).where('platform', '=', platform).orderBy('query_index').execute();
+  return db
+    .selectFrom('tracker_results')
+    .selectAll()
+    .where('run_id', '=', runId)
+    .where('platform', '=', platform)
+    .orderBy('query_index')
+    .execute();
 }
 
 // ---- per-platform summaries ----
@@ -147,11 +202,22 @@ export async function putSummary(db: Db, row: TrackerSummaryRow): Promise<void> 
 
 /** Every platform summary of one scan. */
 export async function summariesOf(db: Db, runId: string): Promise<TrackerSummaryRow[]> {
-  return db.selectFrom('tracker_platform_summaries').selectAll().where('run_id', '=', runId).orderBy('platform').execute();
+  return db
+    .selectFrom('tracker_platform_summaries')
+    .selectAll()
+    .where('run_id', '=', runId)
+    .orderBy('platform')
+    .execute();
 }
 
 /** Moves the project's latest pointer for a platform to this scan, unless a newer measurement is already there. */
-export async function advanceLatest(db: Db, projectId: string, platform: TrackerPlatform, runId: string, measuredAt: number): Promise<void> {
+export async function advanceLatest(
+  db: Db,
+  projectId: string,
+  platform: TrackerPlatform,
+  runId: string,
+  measuredAt: number,
+): Promise<void> {
   await db
     .insertInto('tracker_latest')
     .values({ project_id: projectId, platform, run_id: runId, measured_at: measuredAt })
@@ -169,7 +235,9 @@ export async function latestSummaries(db: Db, projectIds: readonly string[]): Pr
   if (projectIds.length === 0) return [];
   return db
     .selectFrom('tracker_latest as l')
-    .innerJoin('tracker_platform_summaries as s', (j) => j.onRef('s.run_id', '=', 'l.run_id').onRef('s.platform', '=', 'l.platform'))
+    .innerJoin('tracker_platform_summaries as s', (j) =>
+      j.onRef('s.run_id', '=', 'l.run_id').onRef('s.platform', '=', 'l.platform'),
+    )
     .innerJoin('tracker_scans as r', 'r.id', 'l.run_id')
     .selectAll('s')
     .select('r.status as run_status')

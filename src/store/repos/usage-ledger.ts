@@ -19,14 +19,23 @@ const sums = [
 
 /** Live units of the ledger accepted in (from, to]. */
 const ledgerRange = preparedQuery((db: Db, orgId: string, from: number, to: number) =>
-  db.selectFrom('usage_ledger').select(sums).where('org_id', '=', orgId).where('created_at', '>', from).where('created_at', '<=', to).where('state', '!=', 'released'),
+  db
+    .selectFrom('usage_ledger')
+    .select(sums)
+    .where('org_id', '=', orgId)
+    .where('created_at', '>', from)
+    .where('created_at', '<=', to)
+    .where('state', '!=', 'released'),
 );
 
 /** Hourly totals of the hours strictly between `fromHour` and `toHour`. */
 const hourRange = preparedQuery((db: Db, orgId: string, fromHour: number, toHour: number) =>
   db
     .selectFrom('usage_hourly')
-    .select([sql<number>`coalesce(sum(charged), 0)`.as('charged'), sql<number>`coalesce(sum(reserved), 0)`.as('reserved')])
+    .select([
+      sql<number>`coalesce(sum(charged), 0)`.as('charged'),
+      sql<number>`coalesce(sum(reserved), 0)`.as('reserved'),
+    ])
     .where('org_id', '=', orgId)
     .where('hour', '>', fromHour)
     .where('hour', '<', toHour),
@@ -52,12 +61,22 @@ export async function windowSum(db: Db, orgId: string, since: number, until: num
 }
 
 /** The loads of the two rolling windows ending at `until` (entries after `sinceShort` / `sinceLong`, exclusive). */
-export async function windowSums(db: Db, orgId: string, sinceShort: number, sinceLong: number, until: number): Promise<{ short: WindowSums; long: WindowSums }> {
+export async function windowSums(
+  db: Db,
+  orgId: string,
+  sinceShort: number,
+  sinceLong: number,
+  until: number,
+): Promise<{ short: WindowSums; long: WindowSums }> {
   return { short: await windowSum(db, orgId, sinceShort, until), long: await windowSum(db, orgId, sinceLong, until) };
 }
 
 /** Live (charged or reserved) entries after `since`, oldest first: used to find when a window recovers. */
-export async function liveEntriesSince(db: Db, orgId: string, since: number): Promise<{ units: number; created_at: number }[]> {
+export async function liveEntriesSince(
+  db: Db,
+  orgId: string,
+  since: number,
+): Promise<{ units: number; created_at: number }[]> {
   return db
     .selectFrom('usage_ledger')
     .select(['units', 'created_at'])
@@ -126,7 +145,9 @@ export async function staleReservations(
 ): Promise<{ resource_kind: string; resource_id: string; run_state: string | null }[]> {
   return db
     .selectFrom('usage_ledger as l')
-    .leftJoin('runs as r', (j) => j.onRef('r.kind', '=', 'l.resource_kind').onRef('r.resource_id', '=', 'l.resource_id'))
+    .leftJoin('runs as r', (j) =>
+      j.onRef('r.kind', '=', 'l.resource_kind').onRef('r.resource_id', '=', 'l.resource_id'),
+    )
     .select(['l.resource_kind', 'l.resource_id', 'r.state as run_state'])
     .where('l.state', '=', 'reserved')
     .where('l.created_at', '<', before)

@@ -20,7 +20,8 @@ export function clientView(row: ClientRow): z.infer<typeof ClientView> {
     name: row.name,
     domain: row.domain,
     service_area: row.service_area,
-    service_location: row.service_lat !== null && row.service_lng !== null ? { lat: row.service_lat, lng: row.service_lng } : null,
+    service_location:
+      row.service_lat !== null && row.service_lng !== null ? { lat: row.service_lat, lng: row.service_lng } : null,
     default_tone: row.default_tone,
     created_at: iso(row.created_at),
   };
@@ -29,7 +30,8 @@ export function clientView(row: ClientRow): z.infer<typeof ClientView> {
 export const listClients = defineOperation({
   name: 'list_clients',
   title: 'List clients',
-  description: "The organisation's client workspaces, newest first. Content jobs, Autopilot and outreach lists are per client.",
+  description:
+    "The organisation's client workspaces, newest first. Content jobs, Autopilot and outreach lists are per client.",
   family: 'clients',
   http: { method: 'GET', path: '/clients', status: 200 },
   scope: null,

@@ -19,7 +19,10 @@ export function listOf<T extends z.ZodType>(item: T) {
 }
 
 export function pageOf<T>(rows: T[], page: { limit: number; offset: number }, total: number) {
-  return { data: rows, pagination: { limit: page.limit, offset: page.offset, total, has_more: page.offset + rows.length < total } };
+  return {
+    data: rows,
+    pagination: { limit: page.limit, offset: page.offset, total, has_more: page.offset + rows.length < total },
+  };
 }
 
 export const Timestamp = z.string().describe('ISO 8601 UTC timestamp with milliseconds.');

@@ -7,7 +7,8 @@ import { ContentJobDetail } from './schemas.ts';
 export const approveContentBrief = defineOperation({
   name: 'approve_content_brief',
   title: 'Approve a brief',
-  description: 'Approve the brief of a stepped content job at brief_ready: the job moves to generating_draft and the draft is written. 409 invalid_state otherwise.',
+  description:
+    'Approve the brief of a stepped content job at brief_ready: the job moves to generating_draft and the draft is written. 409 invalid_state otherwise.',
   family: 'copywriter',
   http: { method: 'POST', path: '/copywriter/jobs/:job_id/approve', status: 200 },
   scope: 'copywriter:run',

@@ -12,7 +12,7 @@ export const createContentAutopilot = defineOperation({
   name: 'create_content_autopilot',
   title: 'Start Autopilot',
   description:
-    'One hands-off run: research, brief, draft, optimization passes against the ranking pages (Optimize scorer) and fact checking with citations, ending with a review. A location that differs from the client\'s saved service area answers 409 location_conflict before any paid work unless allow_location_conflict is true. An idempotency key returns the existing run instead of starting and charging another. Poll get_autopilot_status.',
+    "One hands-off run: research, brief, draft, optimization passes against the ranking pages (Optimize scorer) and fact checking with citations, ending with a review. A location that differs from the client's saved service area answers 409 location_conflict before any paid work unless allow_location_conflict is true. An idempotency key returns the existing run instead of starting and charging another. Poll get_autopilot_status.",
   family: 'autopilot',
   http: { method: 'POST', path: '/copywriter/autopilot', status: 202 },
   scope: 'copywriter:run',
@@ -20,7 +20,14 @@ export const createContentAutopilot = defineOperation({
   idempotency: 'optional',
   input: CreateAutopilotInput,
   output: AutopilotStarted,
-  errors: ['invalid_input', 'subscription_required', 'location_conflict', 'usage_limit_reached', 'service_unavailable', 'idempotency_key_reused'],
+  errors: [
+    'invalid_input',
+    'subscription_required',
+    'location_conflict',
+    'usage_limit_reached',
+    'service_unavailable',
+    'idempotency_key_reused',
+  ],
   task: { kind: 'autopilot', idOf: (body) => body.job_id },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   validate: (ctx, input) => platformErrors(ctx.engine, input.research_platforms),
@@ -32,11 +39,17 @@ export const createContentAutopilot = defineOperation({
       clientId: client.id,
       request: autopilotRequest(input, client),
       mode: null,
-      location: { location: input.location ?? null, lat: input.location_lat ?? null, lng: input.location_lng ?? null, allowConflict: input.allow_location_conflict },
+      location: {
+        location: input.location ?? null,
+        lat: input.location_lat ?? null,
+        lng: input.location_lng ?? null,
+        allowConflict: input.allow_location_conflict,
+      },
     });
     ctx.afterCommit(() => ctx.engine.runner.notify());
     return { status: 202, body: autopilotStarted(row), resourceId: row.id };
   },
-  replay: async (ctx, stored) => autopilotStarted((await getContentJob(ctx.engine.db, ctx.principal.orgId, stored.resourceId!))!),
+  replay: async (ctx, stored) =>
+    autopilotStarted((await getContentJob(ctx.engine.db, ctx.principal.orgId, stored.resourceId!))!),
   follow: async (ctx, body) => autopilotStarted(await followContent(ctx, body.job_id)),
 });

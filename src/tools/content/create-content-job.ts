@@ -12,7 +12,7 @@ export const createContentJob = defineOperation({
   name: 'create_content_job',
   title: 'Create a content job',
   description:
-    'Research a topic for a client, write a brief (outline, SEO metadata, entities, FAQs) and a draft in the client\'s voice. mode auto runs straight through; mode stepped pauses at brief_ready until approve_content_brief. Answers 201 with the queued job (200 with the existing job for a repeated idempotency key); poll get_content_job, read get_content_artifacts.',
+    "Research a topic for a client, write a brief (outline, SEO metadata, entities, FAQs) and a draft in the client's voice. mode auto runs straight through; mode stepped pauses at brief_ready until approve_content_brief. Answers 201 with the queued job (200 with the existing job for a repeated idempotency key); poll get_content_job, read get_content_artifacts.",
   family: 'copywriter',
   http: { method: 'POST', path: '/copywriter/jobs', status: 201, replayStatus: 200 },
   scope: 'copywriter:run',
@@ -23,15 +23,24 @@ export const createContentJob = defineOperation({
   errors: ['invalid_input', 'plan_required', 'usage_limit_reached', 'service_unavailable', 'idempotency_key_reused'],
   task: { kind: 'content_job', idOf: (body) => body.job_id },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  validate: (ctx, input) => [...urlErrors(ctx, 'source_url', input.source_url), ...platformErrors(ctx.engine, input.research_platforms)],
+  validate: (ctx, input) => [
+    ...urlErrors(ctx, 'source_url', input.source_url),
+    ...platformErrors(ctx.engine, input.research_platforms),
+  ],
   handler: async (ctx, input) => {
     const client = await getOwnedClient(ctx.db, ctx.principal.orgId, input.client_id);
     if (!client) throw new ApiError('not_found', 'No such client.', { field: 'client_id' });
-    const row = await acceptContent(ctx.engine, ctx.db, ctx.principal, { kind: 'job', clientId: client.id, request: jobRequest(input, client), mode: input.mode });
+    const row = await acceptContent(ctx.engine, ctx.db, ctx.principal, {
+      kind: 'job',
+      clientId: client.id,
+      request: jobRequest(input, client),
+      mode: input.mode,
+    });
     ctx.afterCommit(() => ctx.engine.runner.notify());
     return { status: 201, body: jobCreated(row), resourceId: row.id };
   },
-  replay: async (ctx, stored) => jobCreated((await getContentJob(ctx.engine.db, ctx.principal.orgId, stored.resourceId!))!),
+  replay: async (ctx, stored) =>
+    jobCreated((await getContentJob(ctx.engine.db, ctx.principal.orgId, stored.resourceId!))!),
   follow: async (ctx, body) => {
     const row = await followContent(ctx, body.job_id);
     return jobCreated(row);

@@ -8,7 +8,8 @@ import { AutopilotStatus, WaitSeconds } from './schemas.ts';
 export const getAutopilotStatus = defineOperation({
   name: 'get_autopilot_status',
   title: 'Poll Autopilot',
-  description: 'The status view of an Autopilot run: stage, optimization passes, whether its usage was charged or released, the error, and the review once finished. wait_seconds (0-30) long-polls until the stage changes.',
+  description:
+    'The status view of an Autopilot run: stage, optimization passes, whether its usage was charged or released, the error, and the review once finished. wait_seconds (0-30) long-polls until the stage changes.',
   family: 'autopilot',
   http: { method: 'GET', path: '/copywriter/autopilot/:job_id', status: 200 },
   scope: 'copywriter:read',
@@ -19,7 +20,14 @@ export const getAutopilotStatus = defineOperation({
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) => {
-    const row = await waitForContent(ctx.engine, ctx.principal.orgId, input.job_id, input.wait_seconds, ctx.signal, 'autopilot');
+    const row = await waitForContent(
+      ctx.engine,
+      ctx.principal.orgId,
+      input.job_id,
+      input.wait_seconds,
+      ctx.signal,
+      'autopilot',
+    );
     return autopilotStatus(row, await getArtifacts(ctx.db, row.id)) as z.input<typeof AutopilotStatus>;
   },
 });

@@ -7,7 +7,8 @@ import { Artifacts } from './schemas.ts';
 export const getContentArtifacts = defineOperation({
   name: 'get_content_artifacts',
   title: 'Get content artifacts',
-  description: 'The outputs of a content job or Autopilot run: outline, SEO metadata, entities, FAQs, draft (markdown, every sentence with its source), citations, sources and (Autopilot) review. Anything not produced yet is null; a stepped job at brief_ready has the brief and no draft.',
+  description:
+    'The outputs of a content job or Autopilot run: outline, SEO metadata, entities, FAQs, draft (markdown, every sentence with its source), citations, sources and (Autopilot) review. Anything not produced yet is null; a stepped job at brief_ready has the brief and no draft.',
   family: 'copywriter',
   http: { method: 'GET', path: '/copywriter/jobs/:job_id/artifacts', status: 200 },
   scope: 'copywriter:read',

@@ -7,7 +7,8 @@ import { ContentJobDetail, WaitSeconds } from './schemas.ts';
 export const getContentJob = defineOperation({
   name: 'get_content_job',
   title: 'Get a content job',
-  description: 'A content job (or Autopilot run) with its request fields, status, mode, creation source, progress, usage impact and error. wait_seconds (0-30) long-polls until the status or stage changes.',
+  description:
+    'A content job (or Autopilot run) with its request fields, status, mode, creation source, progress, usage impact and error. wait_seconds (0-30) long-polls until the status or stage changes.',
   family: 'copywriter',
   http: { method: 'GET', path: '/copywriter/jobs/:job_id', status: 200 },
   scope: 'copywriter:read',
@@ -17,5 +18,6 @@ export const getContentJob = defineOperation({
   output: ContentJobDetail,
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: async (ctx, input) => jobDetail(await waitForContent(ctx.engine, ctx.principal.orgId, input.job_id, input.wait_seconds, ctx.signal)),
+  handler: async (ctx, input) =>
+    jobDetail(await waitForContent(ctx.engine, ctx.principal.orgId, input.job_id, input.wait_seconds, ctx.signal)),
 });

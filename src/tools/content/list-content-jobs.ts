@@ -7,7 +7,15 @@ import { defineOperation } from '../define.ts';
 import { listOf, pageOf, PaginationInput, Uuid } from '../common/schemas.ts';
 import { ContentJobRowView } from './schemas.ts';
 
-export const JOB_STATUSES = ['draft', 'queued', 'researching', 'brief_ready', 'generating_draft', 'completed', 'failed'] as const;
+export const JOB_STATUSES = [
+  'draft',
+  'queued',
+  'researching',
+  'brief_ready',
+  'generating_draft',
+  'completed',
+  'failed',
+] as const;
 
 export const listContentJobs = defineOperation({
   name: 'list_content_jobs',
@@ -18,13 +26,24 @@ export const listContentJobs = defineOperation({
   scope: 'copywriter:read',
   subscription: null,
   idempotency: 'none',
-  input: z.strictObject({ client_id: Uuid.optional(), status: z.enum(JOB_STATUSES).optional(), mode: z.enum(['auto', 'stepped']).optional(), ...PaginationInput }),
+  input: z.strictObject({
+    client_id: Uuid.optional(),
+    status: z.enum(JOB_STATUSES).optional(),
+    mode: z.enum(['auto', 'stepped']).optional(),
+    ...PaginationInput,
+  }),
   output: listOf(ContentJobRowView),
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) => {
-    if (input.client_id && !(await getOwnedClient(ctx.db, ctx.principal.orgId, input.client_id))) throw new ApiError('not_found', 'No such client.');
-    const { rows, total } = await listJobs(ctx.db, ctx.principal.orgId, { kind: 'job', clientId: input.client_id, status: input.status, mode: input.mode }, input);
+    if (input.client_id && !(await getOwnedClient(ctx.db, ctx.principal.orgId, input.client_id)))
+      throw new ApiError('not_found', 'No such client.');
+    const { rows, total } = await listJobs(
+      ctx.db,
+      ctx.principal.orgId,
+      { kind: 'job', clientId: input.client_id, status: input.status, mode: input.mode },
+      input,
+    );
     return pageOf(rows.map(jobRow), input, total);
   },
 });

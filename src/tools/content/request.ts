@@ -15,7 +15,9 @@ const wordsIn = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
 function tone(requested: Tone | undefined, client: ClientRow): Tone {
   if (requested) return requested;
-  return (TONES as readonly string[]).includes(client.default_tone ?? '') ? (client.default_tone as Tone) : 'clear_practical';
+  return (TONES as readonly string[]).includes(client.default_tone ?? '')
+    ? (client.default_tone as Tone)
+    : 'clear_practical';
 }
 
 export function jobRequest(input: z.output<typeof CreateContentJobInput>, client: ClientRow): ContentRequest {
@@ -27,7 +29,8 @@ export function jobRequest(input: z.output<typeof CreateContentJobInput>, client
     location: input.location ?? GENERIC_LOCATION,
     tone: tone(input.tone, client),
     customInstructions: input.custom_instructions ?? null,
-    wordCountTarget: input.word_count_target ?? (contract ? DEFAULT_WORDS[contract] : Math.max(100, wordsIn(input.draft_body ?? ''))),
+    wordCountTarget:
+      input.word_count_target ?? (contract ? DEFAULT_WORDS[contract] : Math.max(100, wordsIn(input.draft_body ?? ''))),
     projectMode: input.project_mode,
     pageContract: contract,
     sourceUrl: input.source_url ?? null,
@@ -62,14 +65,21 @@ export function platformErrors(engine: Engine, platforms: readonly string[]): { 
     try {
       engine.providers.researchProvider(p as never);
     } catch (err) {
-      out.push({ path: 'research_platforms', message: err instanceof ApiError ? err.message : `research platform '${p}' is not available` });
+      out.push({
+        path: 'research_platforms',
+        message: err instanceof ApiError ? err.message : `research platform '${p}' is not available`,
+      });
     }
   }
   return out;
 }
 
 /** The SSRF check of a URL field, as field errors (no DNS, no I/O). */
-export function urlErrors(ctx: OperationContext, field: string, url: string | undefined): { path: string; message: string }[] {
+export function urlErrors(
+  ctx: OperationContext,
+  field: string,
+  url: string | undefined,
+): { path: string; message: string }[] {
   if (url === undefined) return [];
   const checked = ctx.engine.providers.checkUrl(url);
   return checked.ok ? [] : [{ path: field, message: checked.reason }];

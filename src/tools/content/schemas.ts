@@ -5,17 +5,52 @@ import { Timestamp, UsageImpact, Uuid } from '../common/schemas.ts';
 
 /** The 32 supported language codes (primary subtags); a region may follow (`en-GB`, `pt-BR`). */
 export const LANGUAGES = [
-  'ar', 'bg', 'cs', 'da', 'de', 'el', 'en', 'es', 'fi', 'fr', 'he', 'hi', 'hr', 'hu', 'id', 'it',
-  'ja', 'ko', 'ms', 'nl', 'no', 'pl', 'pt', 'ro', 'ru', 'sk', 'sv', 'th', 'tr', 'uk', 'vi', 'zh',
+  'ar',
+  'bg',
+  'cs',
+  'da',
+  'de',
+  'el',
+  'en',
+  'es',
+  'fi',
+  'fr',
+  'he',
+  'hi',
+  'hr',
+  'hu',
+  'id',
+  'it',
+  'ja',
+  'ko',
+  'ms',
+  'nl',
+  'no',
+  'pl',
+  'pt',
+  'ro',
+  'ru',
+  'sk',
+  'sv',
+  'th',
+  'tr',
+  'uk',
+  'vi',
+  'zh',
 ] as const;
 
 export const Language = z
   .string()
   .trim()
   .max(10)
-  .refine((v) => /^[A-Za-z]{2}(-[A-Za-z0-9]{2,4})?$/.test(v) && (LANGUAGES as readonly string[]).includes(v.slice(0, 2).toLowerCase()), {
-    message: `Use one of the supported language codes: ${LANGUAGES.join(', ')} (optionally with a region, e.g. en-GB).`,
-  });
+  .refine(
+    (v) =>
+      /^[A-Za-z]{2}(-[A-Za-z0-9]{2,4})?$/.test(v) &&
+      (LANGUAGES as readonly string[]).includes(v.slice(0, 2).toLowerCase()),
+    {
+      message: `Use one of the supported language codes: ${LANGUAGES.join(', ')} (optionally with a region, e.g. en-GB).`,
+    },
+  );
 
 export const ResearchPlatforms = z
   .array(z.enum(RESEARCH_PLATFORMS))
@@ -29,7 +64,13 @@ const common = {
   topic: z.string().trim().min(1).max(300).describe('Primary keyword or topic.'),
   client_id: Uuid.describe("A client of the caller's organisation."),
   intent: z.enum(INTENTS).default('educate'),
-  location: z.string().trim().min(1).max(200).optional().describe('SERP geo-target; a generic US location when omitted.'),
+  location: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('SERP geo-target; a generic US location when omitted.'),
   language: Language.default('en'),
   research_platforms: ResearchPlatforms,
 };
@@ -43,12 +84,28 @@ export const CreateContentJobInput = z
     word_count_target: z.number().int().min(100).max(10_000).optional(),
     project_mode: z.enum(['new', 'optimize']).default('new'),
     page_contract: z.enum(PAGE_CONTRACTS).optional().describe('Required unless draft_body is given.'),
-    source_url: z.string().trim().min(1).max(2048).optional().describe('Required with project_mode optimize: the public page to import.'),
+    source_url: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2048)
+      .optional()
+      .describe('Required with project_mode optimize: the public page to import.'),
     draft_body: z.string().min(1).max(200_000).optional().describe('A pre-written draft: kept as it is (no writing).'),
   })
   .superRefine((v, ctx) => {
-    if (!v.page_contract && !v.draft_body) ctx.addIssue({ code: 'custom', path: ['page_contract'], message: 'page_contract is required unless draft_body is given.' });
-    if (v.project_mode === 'optimize' && !v.source_url) ctx.addIssue({ code: 'custom', path: ['source_url'], message: 'source_url is required with project_mode optimize.' });
+    if (!v.page_contract && !v.draft_body)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['page_contract'],
+        message: 'page_contract is required unless draft_body is given.',
+      });
+    if (v.project_mode === 'optimize' && !v.source_url)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['source_url'],
+        message: 'source_url is required with project_mode optimize.',
+      });
   });
 
 export const CreateAutopilotInput = z.strictObject({
@@ -117,7 +174,13 @@ export const ContentJobRowView = z.object({
   completed_at: Timestamp.nullable(),
 });
 
-export const AutopilotStarted = z.object({ job_id: z.string(), status: z.string(), stage: z.string(), usage_impact: UsageImpact, created_at: Timestamp });
+export const AutopilotStarted = z.object({
+  job_id: z.string(),
+  status: z.string(),
+  stage: z.string(),
+  usage_impact: UsageImpact,
+  created_at: Timestamp,
+});
 
 export const AutopilotStatus = z.object({
   job_id: z.string(),
@@ -145,8 +208,16 @@ export const Artifacts = z.object({
   faqs: z.array(z.unknown()).nullable(),
   draft: z.record(z.string(), z.unknown()).nullable(),
   citations: z.array(z.unknown()).nullable(),
-  sources: z.array(z.object({ id: z.number().int(), url: z.string(), title: z.string(), platform: z.string() })).nullable(),
+  sources: z
+    .array(z.object({ id: z.number().int(), url: z.string(), title: z.string(), platform: z.string() }))
+    .nullable(),
   review: z.record(z.string(), z.unknown()).nullable(),
 });
 
-export const WaitSeconds = z.coerce.number().int().min(0).max(30).default(0).describe('Wait up to this many seconds for the status to change.');
+export const WaitSeconds = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(30)
+  .default(0)
+  .describe('Wait up to this many seconds for the status to change.');

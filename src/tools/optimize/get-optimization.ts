@@ -16,10 +16,24 @@ export const getOptimization = defineOperation({
   input: z.strictObject({
     optimization_id: z.string().min(1).max(64),
     view: ViewParam.default('summary'),
-    wait_seconds: z.coerce.number().int().min(0).max(30).default(0).describe('Wait up to this many seconds for the status to change.'),
+    wait_seconds: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(30)
+      .default(0)
+      .describe('Wait up to this many seconds for the status to change.'),
   }),
   output: OptimizationRecord,
   errors: ['validation_error'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: async (ctx, input) => (await waitForOptimization(ctx.engine, ctx.principal.orgId, input.optimization_id, input.view, input.wait_seconds, ctx.signal)) as OptimizationRecordData,
+  handler: async (ctx, input) =>
+    (await waitForOptimization(
+      ctx.engine,
+      ctx.principal.orgId,
+      input.optimization_id,
+      input.view,
+      input.wait_seconds,
+      ctx.signal,
+    )) as OptimizationRecordData,
 });

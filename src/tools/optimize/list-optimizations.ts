@@ -9,7 +9,8 @@ import { OptimizationStatus, OptimizationSummaryRecord } from './schemas.ts';
 export const listOptimizations = defineOperation({
   name: 'list_optimizations',
   title: 'List optimizations',
-  description: "The organisation's optimizations, newest first, as summaries without full results; filter by client, status, keyword (substring) or exact url.",
+  description:
+    "The organisation's optimizations, newest first, as summaries without full results; filter by client, status, keyword (substring) or exact url.",
   family: 'optimize',
   http: { method: 'GET', path: '/optimizations', status: 200 },
   scope: 'optimize:read',
@@ -26,8 +27,14 @@ export const listOptimizations = defineOperation({
   errors: ['validation_error'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) => {
-    if (input.client_id && !(await getOwnedClient(ctx.db, ctx.principal.orgId, input.client_id))) throw new ApiError('not_found', 'No such client.');
-    const { rows, total } = await listOptimizationViews(ctx.engine, ctx.principal.orgId, { clientId: input.client_id, status: input.status, keyword: input.keyword, url: input.url }, input);
+    if (input.client_id && !(await getOwnedClient(ctx.db, ctx.principal.orgId, input.client_id)))
+      throw new ApiError('not_found', 'No such client.');
+    const { rows, total } = await listOptimizationViews(
+      ctx.engine,
+      ctx.principal.orgId,
+      { clientId: input.client_id, status: input.status, keyword: input.keyword, url: input.url },
+      input,
+    );
     return pageOf(rows as z.input<typeof OptimizationSummaryRecord>[], input, total);
   },
 });

@@ -44,7 +44,9 @@ const Check = z.object({
 export const OptimizationResult = z
   .object({
     rankabilityScore: z.number().describe('0-100, the sum of scoreDetails points (docs/scoring.md).'),
-    categoryScores: z.record(z.string(), z.number()).describe('Percent of each category earned: coverage, length, headings, metadata, readability, structure.'),
+    categoryScores: z
+      .record(z.string(), z.number())
+      .describe('Percent of each category earned: coverage, length, headings, metadata, readability, structure.'),
     scoreDetails: z.array(Check),
     entities: z.array(
       z.object({
@@ -59,7 +61,15 @@ export const OptimizationResult = z
     ),
     sourceWordCount: z.number().int(),
     competitorCount: z.number().int().describe('Equals the length of competitors.'),
-    competitors: z.array(z.object({ url: z.string(), title: z.string(), position: z.number().int().nullable(), wordCount: z.number().int(), score: z.number() })),
+    competitors: z.array(
+      z.object({
+        url: z.string(),
+        title: z.string(),
+        position: z.number().int().nullable(),
+        wordCount: z.number().int(),
+        score: z.number(),
+      }),
+    ),
     duration: z.number().int(),
     scoringVersion: z.string(),
   })

@@ -20,11 +20,24 @@ export const startOptimization = defineOperation({
   input: z.strictObject({
     url: z.string().trim().min(1).max(2048).describe('A public http(s) page.'),
     keyword: z.string().trim().min(1).max(200).describe('The target query.'),
-    language: z.string().trim().min(1).max(10).regex(/^[A-Za-z0-9-]+$/, 'Use a language code such as en-US.').default('en-US'),
+    language: z
+      .string()
+      .trim()
+      .min(1)
+      .max(10)
+      .regex(/^[A-Za-z0-9-]+$/, 'Use a language code such as en-US.')
+      .default('en-US'),
     client_id: Uuid.optional().describe('An organisation-owned client, to attribute and filter history.'),
   }),
   output: OptimizationRecord,
-  errors: ['validation_error', 'idempotency_key_required', 'plan_required', 'usage_limit_reached', 'idempotency_key_reused', 'idempotency_key_in_use'],
+  errors: [
+    'validation_error',
+    'idempotency_key_required',
+    'plan_required',
+    'usage_limit_reached',
+    'idempotency_key_reused',
+    'idempotency_key_in_use',
+  ],
   task: { kind: 'optimization', idOf: (body) => body.optimization_id },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   validate: (ctx, input) => {
@@ -36,6 +49,21 @@ export const startOptimization = defineOperation({
     ctx.afterCommit(() => ctx.engine.runner.notify());
     return { status: 202, body: record, resourceId: record.optimization_id };
   },
-  replay: async (ctx, stored) => (await readOptimization(ctx.engine, ctx.engine.db, ctx.principal.orgId, stored.resourceId!, 'status')) as OptimizationRecordData,
-  follow: async (ctx, body) => (await followOptimization(ctx.engine, ctx.principal.orgId, body.optimization_id, ctx.progress!, FOLLOW_MS, ctx.signal)) as OptimizationRecordData,
+  replay: async (ctx, stored) =>
+    (await readOptimization(
+      ctx.engine,
+      ctx.engine.db,
+      ctx.principal.orgId,
+      stored.resourceId!,
+      'status',
+    )) as OptimizationRecordData,
+  follow: async (ctx, body) =>
+    (await followOptimization(
+      ctx.engine,
+      ctx.principal.orgId,
+      body.optimization_id,
+      ctx.progress!,
+      FOLLOW_MS,
+      ctx.signal,
+    )) as OptimizationRecordData,
 });

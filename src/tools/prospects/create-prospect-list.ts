@@ -16,7 +16,9 @@ export const createProspectList = defineOperation({
   input: z.strictObject({
     client_id: ClientIdParam,
     name: Line(200).describe('The list name, 1 to 200 characters.'),
-    opportunity_type: OpportunityType.nullable().default(null).describe("The list's kind of opportunity; new items default to it."),
+    opportunity_type: OpportunityType.nullable()
+      .default(null)
+      .describe("The list's kind of opportunity; new items default to it."),
   }),
   output: ProspectListRecord,
   errors: ['invalid_input', 'idempotency_key_required', 'idempotency_key_reused', 'idempotency_key_in_use'],

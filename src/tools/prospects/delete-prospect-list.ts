@@ -18,8 +18,19 @@ export const deleteProspectList = defineOperation({
     list_id: ListIdParam,
     name: z.string().min(1).max(200).describe("The list's exact current name."),
   }),
-  output: z.object({ deleted: z.literal(true), list_id: z.string(), name: z.string(), items_deleted: z.number().int() }),
-  errors: ['invalid_input', 'confirmation_mismatch', 'idempotency_key_required', 'idempotency_key_reused', 'idempotency_key_in_use'],
+  output: z.object({
+    deleted: z.literal(true),
+    list_id: z.string(),
+    name: z.string(),
+    items_deleted: z.number().int(),
+  }),
+  errors: [
+    'invalid_input',
+    'confirmation_mismatch',
+    'idempotency_key_required',
+    'idempotency_key_reused',
+    'idempotency_key_in_use',
+  ],
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) => {
     const body = await deleteList(ctx.db, ctx.principal.orgId, input);

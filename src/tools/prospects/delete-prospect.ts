@@ -20,7 +20,13 @@ export const deleteProspect = defineOperation({
     url: z.string().min(1).max(MAX_PROSPECT_URL_LENGTH).describe("The item's exact saved url."),
   }),
   output: z.object({ deleted: z.literal(true), item_id: z.string(), list_id: z.string(), url: z.string() }),
-  errors: ['invalid_input', 'confirmation_mismatch', 'idempotency_key_required', 'idempotency_key_reused', 'idempotency_key_in_use'],
+  errors: [
+    'invalid_input',
+    'confirmation_mismatch',
+    'idempotency_key_required',
+    'idempotency_key_reused',
+    'idempotency_key_in_use',
+  ],
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) => {
     const body = await remove(ctx.engine, ctx.db, ctx.principal.orgId, input);

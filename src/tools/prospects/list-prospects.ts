@@ -7,13 +7,19 @@ import { ClientIdParam, ListIdParam, ProspectItemRecord, ProspectStatus } from '
 export const listProspects = defineOperation({
   name: 'list_prospects',
   title: 'List prospects',
-  description: "The items of one prospect list, newest first, optionally only those with one status. At most 100 per page.",
+  description:
+    'The items of one prospect list, newest first, optionally only those with one status. At most 100 per page.',
   family: 'prospector',
   http: { method: 'GET', path: '/clients/:client_id/prospect-lists/:list_id/items', status: 200 },
   scope: 'prospector:read',
   subscription: null,
   idempotency: 'none',
-  input: z.strictObject({ client_id: ClientIdParam, list_id: ListIdParam, status: ProspectStatus.optional(), ...PaginationInput }),
+  input: z.strictObject({
+    client_id: ClientIdParam,
+    list_id: ListIdParam,
+    status: ProspectStatus.optional(),
+    ...PaginationInput,
+  }),
   output: listOf(ProspectItemRecord),
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { defineOperation } from '../define.ts';
 import { prepareProspectUrl, saveProspect as save } from '../../engine/prospects/service.ts';
 import { MAX_PROSPECT_URL_LENGTH } from '../../engine/prospects/normalize-url.ts';
-import { ClientIdParam, FreeText, Line, ListIdParam, OpportunityType, ProspectStatus, SavedProspectRecord } from './schemas.ts';
+import {
+  ClientIdParam,
+  FreeText,
+  Line,
+  ListIdParam,
+  OpportunityType,
+  ProspectStatus,
+  SavedProspectRecord,
+} from './schemas.ts';
 
 export const saveProspect = defineOperation({
   name: 'save_prospect',
@@ -22,7 +30,10 @@ export const saveProspect = defineOperation({
     opportunity_type: OpportunityType.nullable().optional().describe("Defaults to the list's opportunity type."),
     status: ProspectStatus.default('identified'),
     notes: FreeText(10_000).nullable().default(null),
-    contact_path: Line(500).nullable().default(null).describe('How to reach the target, e.g. a contact page URL or "editor via form".'),
+    contact_path: Line(500)
+      .nullable()
+      .default(null)
+      .describe('How to reach the target, e.g. a contact page URL or "editor via form".'),
   }),
   output: SavedProspectRecord,
   errors: ['invalid_input', 'idempotency_key_required', 'idempotency_key_reused', 'idempotency_key_in_use'],

@@ -2,7 +2,16 @@ import { z } from 'zod';
 import { Timestamp, Uuid } from '../common/schemas.ts';
 
 export const ProspectStatus = z.enum(['identified', 'contacted', 'in_discussion', 'won', 'passed']);
-export const OpportunityType = z.enum(['guest_post', 'link_insertion', 'resource_page', 'broken_link', 'unlinked_mention', 'digital_pr', 'partnership', 'other']);
+export const OpportunityType = z.enum([
+  'guest_post',
+  'link_insertion',
+  'resource_page',
+  'broken_link',
+  'unlinked_mention',
+  'digital_pr',
+  'partnership',
+  'other',
+]);
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -11,11 +20,22 @@ const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u00
 
 /** One line of text: trimmed, 1 to `max` characters, no control characters. */
 export const Line = (max: number) =>
-  z.string().trim().min(1).max(max).refine((s) => !CONTROL.test(s), 'Must not contain control characters.');
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((s) => !CONTROL.test(s), 'Must not contain control characters.');
 
 /** Free text (notes): up to `max` characters; line breaks and tabs allowed, other control characters not. */
 export const FreeText = (max: number) =>
-  z.string().max(max).refine((s) => !CONTROL_EXCEPT_LINES.test(s), 'Must not contain control characters other than line breaks and tabs.');
+  z
+    .string()
+    .max(max)
+    .refine(
+      (s) => !CONTROL_EXCEPT_LINES.test(s),
+      'Must not contain control characters other than line breaks and tabs.',
+    );
 
 export const ClientIdParam = Uuid.describe('The client workspace (path id).');
 export const ListIdParam = Uuid.describe('The prospect list (path id).');
@@ -49,11 +69,18 @@ export const ProspectItemRecord = z.object({
   opportunity_type: OpportunityType.nullable(),
   status: ProspectStatus,
   notes: z.string().nullable(),
-  contact_path: z.string().nullable().describe('How to reach the target (free text recorded by the caller; never used by the service).'),
+  contact_path: z
+    .string()
+    .nullable()
+    .describe('How to reach the target (free text recorded by the caller; never used by the service).'),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
 
 export const SavedProspectRecord = ProspectItemRecord.extend({
-  already_saved: z.boolean().describe('True when a canonical variant of the URL was already in the list: the existing item, unchanged (HTTP 200).'),
+  already_saved: z
+    .boolean()
+    .describe(
+      'True when a canonical variant of the URL was already in the list: the existing item, unchanged (HTTP 200).',
+    ),
 });

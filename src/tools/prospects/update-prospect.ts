@@ -26,7 +26,9 @@ export const updateProspect = defineOperation({
   // Overwriting or clearing notes loses the previous text, so this is not an additive-only tool.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   validate: (_ctx, input) =>
-    input.status === undefined && input.notes === undefined ? [{ path: '(body)', message: 'Send at least one of status or notes.' }] : [],
+    input.status === undefined && input.notes === undefined
+      ? [{ path: '(body)', message: 'Send at least one of status or notes.' }]
+      : [],
   handler: async (ctx, input) => {
     const item = await update(ctx.engine, ctx.db, ctx.principal.orgId, input);
     return { status: 200, body: item, resourceId: item.item_id };

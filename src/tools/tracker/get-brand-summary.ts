@@ -21,7 +21,13 @@ export const getBrandSummary = defineOperation({
     client_id: z.string(),
     snapshot: z.object({ method: z.literal('latest_per_platform') }),
     projects: z.number().int(),
-    totals: z.object({ answers_measured: z.number().int(), mentioned: z.number().int(), cited: z.number().int(), mention_rate: Rate, citation_rate: Rate }),
+    totals: z.object({
+      answers_measured: z.number().int(),
+      mentioned: z.number().int(),
+      cited: z.number().int(),
+      mention_rate: Rate,
+      citation_rate: Rate,
+    }),
     platforms: z.array(
       Overall.extend({
         platform: Platform,
@@ -36,7 +42,14 @@ export const getBrandSummary = defineOperation({
         measured_at: Timestamp,
       }),
     ),
-    top_cited_urls: z.array(z.object({ url: z.string(), citations: z.number().int().describe('Measured answers citing it.'), platforms: z.array(Platform), brand_domain: z.boolean() })),
+    top_cited_urls: z.array(
+      z.object({
+        url: z.string(),
+        citations: z.number().int().describe('Measured answers citing it.'),
+        platforms: z.array(Platform),
+        brand_domain: z.boolean(),
+      }),
+    ),
     coverage: Coverage,
   }),
   errors: ['invalid_input'],

@@ -15,7 +15,12 @@ export const getTrackerProject = defineOperation({
   idempotency: 'none',
   input: z.strictObject({ project_id: ProjectIdParam }),
   output: ProjectRecord.extend({
-    spi: z.object({ method: z.literal('latest_per_platform'), overall: Overall, platforms: z.array(PlatformMeasurement), coverage: Coverage }),
+    spi: z.object({
+      method: z.literal('latest_per_platform'),
+      overall: Overall,
+      platforms: z.array(PlatformMeasurement),
+      coverage: Coverage,
+    }),
     latest_run: ScanRecord.nullable(),
   }),
   errors: ['invalid_input'],

@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { defineOperation } from '../define.ts';
 import { readResults } from '../../engine/tracker/snapshot.ts';
-import { Coverage, Overall, Platform, PlatformMeasurement, ProjectIdParam, QueryResult, ScanStatus, SnapshotMethod } from './schemas.ts';
+import {
+  Coverage,
+  Overall,
+  Platform,
+  PlatformMeasurement,
+  ProjectIdParam,
+  QueryResult,
+  ScanStatus,
+  SnapshotMethod,
+} from './schemas.ts';
 
 export const getTrackerResults = defineOperation({
   name: 'get_tracker_results',
@@ -29,5 +38,6 @@ export const getTrackerResults = defineOperation({
   }),
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: async (ctx, input) => readResults(ctx.engine, ctx.principal.orgId, input.project_id, input.snapshot, input.platform),
+  handler: async (ctx, input) =>
+    readResults(ctx.engine, ctx.principal.orgId, input.project_id, input.snapshot, input.platform),
 });

@@ -14,14 +14,18 @@ export const getTrackerSummary = defineOperation({
   scope: 'reporter:read',
   subscription: null,
   idempotency: 'none',
-  input: z.strictObject({ client_id: Uuid.optional().describe('Only this client\'s projects.'), ...PaginationInput }),
+  input: z.strictObject({ client_id: Uuid.optional().describe("Only this client's projects."), ...PaginationInput }),
   output: z.object({
     scope: z.enum(['organisation', 'client']),
     client_id: z.string().nullable(),
     snapshot: z.object({ method: z.literal('latest_per_platform') }),
     overall: z.object({
       spi: z.number().nullable(),
-      denominators: z.object({ pairs_measured: z.number().int(), pairs_present: z.number().int(), projects_measured: z.number().int() }),
+      denominators: z.object({
+        pairs_measured: z.number().int(),
+        pairs_present: z.number().int(),
+        projects_measured: z.number().int(),
+      }),
     }),
     data: z.array(
       Overall.extend({
@@ -29,7 +33,16 @@ export const getTrackerSummary = defineOperation({
         client_id: z.string(),
         name: z.string(),
         domain: z.string(),
-        platforms: z.partialRecord(Platform, z.object({ spi: z.number().nullable(), status: ResultStatus, source_run_id: z.string(), run_status: ScanStatus, measured_at: Timestamp })),
+        platforms: z.partialRecord(
+          Platform,
+          z.object({
+            spi: z.number().nullable(),
+            status: ResultStatus,
+            source_run_id: z.string(),
+            run_status: ScanStatus,
+            measured_at: Timestamp,
+          }),
+        ),
         coverage: Coverage,
         latest_run_id: z.string().nullable(),
         run_status: ScanStatus.nullable(),

@@ -15,7 +15,13 @@ export const getTrackerTrends = defineOperation({
   idempotency: 'none',
   input: z.strictObject({
     project_id: ProjectIdParam,
-    days: z.coerce.number().int().min(1).max(MAX_TREND_DAYS).default(30).describe(`Days of history, 1 to ${MAX_TREND_DAYS} (default 30).`),
+    days: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TREND_DAYS)
+      .default(30)
+      .describe(`Days of history, 1 to ${MAX_TREND_DAYS} (default 30).`),
   }),
   output: z.object({
     project_id: z.string(),
@@ -28,10 +34,14 @@ export const getTrackerTrends = defineOperation({
     points: z.array(
       z.object({
         date: z.string(),
-        run_status: ScanStatus.nullable().describe('Status of the run the point comes from; failed when only failed runs finished that day; null when none did.'),
+        run_status: ScanStatus.nullable().describe(
+          'Status of the run the point comes from; failed when only failed runs finished that day; null when none did.',
+        ),
         run_id: z.string().nullable(),
         spi: z.number().nullable().describe('Null: no successful run that day (a gap, not a zero).'),
-        platforms: z.partialRecord(Platform, z.number()).describe('SPI per platform measured that day; absent platforms have no data.'),
+        platforms: z
+          .partialRecord(Platform, z.number())
+          .describe('SPI per platform measured that day; absent platforms have no data.'),
         runs: z.number().int().describe('Runs finished that day.'),
       }),
     ),

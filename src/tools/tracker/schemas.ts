@@ -28,10 +28,15 @@ export const ScanRecord = z.object({
   project_id: z.string(),
   status: ScanStatus,
   platforms: z.array(Platform).describe('Platforms this scan measures.'),
-  missing_platforms: z.array(Platform).describe('Project platforms with no configured provider: not scanned, missing coverage (not zero).'),
+  missing_platforms: z
+    .array(Platform)
+    .describe('Project platforms with no configured provider: not scanned, missing coverage (not zero).'),
   query_count: z.number().int(),
   units: z.number().int().describe('Usage units reserved: one per query and scanned platform.'),
-  spi: z.number().nullable().describe('Overall SPI of this scan once finished; null before or when nothing was measured.'),
+  spi: z
+    .number()
+    .nullable()
+    .describe('Overall SPI of this scan once finished; null before or when nothing was measured.'),
   created_at: Timestamp,
   started_at: Timestamp.nullable(),
   completed_at: Timestamp.nullable(),
@@ -63,7 +68,10 @@ export const Coverage = z.object({
   expected: z.array(Platform),
   present: z.array(Platform),
   missing: z.array(Platform).describe('Expected platforms without data: absent from the answer, never zero.'),
-  reasons: z.partialRecord(Platform, z.enum(['not_configured', 'no_successful_result', 'no_finished_run', 'not_in_run', 'failed_in_run'])),
+  reasons: z.partialRecord(
+    Platform,
+    z.enum(['not_configured', 'no_successful_result', 'no_finished_run', 'not_in_run', 'failed_in_run']),
+  ),
 });
 
 export const PlatformMeasurement = z.object({
@@ -81,7 +89,11 @@ export const PlatformMeasurement = z.object({
 export const QueryResult = z.object({
   query: z.string(),
   status: ResultStatus,
-  position: z.number().int().nullable().describe("Rank of the brand's domain (organic result, or first citation in an AI answer); null when absent."),
+  position: z
+    .number()
+    .int()
+    .nullable()
+    .describe("Rank of the brand's domain (organic result, or first citation in an AI answer); null when absent."),
   brand_mentioned: z.boolean(),
   brand_cited: z.boolean(),
   cited_urls: z.array(z.string()),

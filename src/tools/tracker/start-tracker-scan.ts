@@ -15,7 +15,14 @@ export const startTrackerScan = defineOperation({
   idempotency: 'optional',
   input: z.strictObject({ project_id: ProjectIdParam }),
   output: ScanRecord,
-  errors: ['invalid_input', 'subscription_required', 'usage_limit_reached', 'invalid_state', 'idempotency_key_reused', 'idempotency_key_in_use'],
+  errors: [
+    'invalid_input',
+    'subscription_required',
+    'usage_limit_reached',
+    'invalid_state',
+    'idempotency_key_reused',
+    'idempotency_key_in_use',
+  ],
   // Not idempotent without a key: each call starts another scan.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   handler: async (ctx, input) => {

@@ -6,7 +6,8 @@ import { BASE_UNITS, METERED_OPERATIONS } from '../../engine/usage.ts';
 export const estimateUsage = defineOperation({
   name: 'estimate_usage',
   title: 'Estimate usage',
-  description: 'Units an operation would reserve, its relative impact on the pool, and whether it would be refused now.',
+  description:
+    'Units an operation would reserve, its relative impact on the pool, and whether it would be refused now.',
   family: 'usage',
   http: { method: 'GET', path: '/usage/estimate', status: 200 },
   scope: null,

@@ -32,7 +32,13 @@ export function createHttpApp(deps: HttpAppDeps) {
     const level = status >= 500 ? 'error' : status >= 400 ? 'info' : 'debug';
     if (engine.logger.isLevelEnabled(level)) {
       engine.logger[level](
-        { requestId: c.get('requestId'), method: c.req.method, path: c.req.path, status, ms: Math.round((performance.now() - started) * 10) / 10 },
+        {
+          requestId: c.get('requestId'),
+          method: c.req.method,
+          path: c.req.path,
+          status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
         'request',
       );
     }

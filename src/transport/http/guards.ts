@@ -45,13 +45,15 @@ export function originGuard(policy: OriginPolicy): MiddlewareHandler<HttpEnv> {
     const hosts = policy.allowedHosts();
     if (hosts) {
       const host = (c.req.header('host') ?? '').toLowerCase();
-      if (!hosts.has(host)) return errorResponse(c, new ApiError('forbidden', 'The Host header does not name this server.'));
+      if (!hosts.has(host))
+        return errorResponse(c, new ApiError('forbidden', 'The Host header does not name this server.'));
     }
     const origins = headerValues(c.env?.incoming, 'origin');
     if (origins.length === 0 && c.req.header('origin')) origins.push(c.req.header('origin')!);
     const allowed = policy.allowedOrigins();
     for (const o of origins.flatMap((v) => v.split(',').map((s) => s.trim()))) {
-      if (!allowed.has(o.toLowerCase())) return errorResponse(c, new ApiError('forbidden', 'Requests from this Origin are not allowed.'));
+      if (!allowed.has(o.toLowerCase()))
+        return errorResponse(c, new ApiError('forbidden', 'Requests from this Origin are not allowed.'));
     }
     await next();
   };

@@ -22,8 +22,17 @@ export const bodyLimitMiddleware = (): MiddlewareHandler<HttpEnv> => {
   // cap. Anything else (no length, chunked, too long) is counted here and answered with our 413.
   const declaredFits = (c: Parameters<MiddlewareHandler<HttpEnv>>[0]) => {
     const length = c.req.header('content-length');
-    return length !== undefined && /^\d+$/.test(length) && Number(length) <= MAX_BODY_BYTES && !c.req.header('transfer-encoding');
+    return (
+      length !== undefined &&
+      /^\d+$/.test(length) &&
+      Number(length) <= MAX_BODY_BYTES &&
+      !c.req.header('transfer-encoding')
+    );
   };
   return (c, next) =>
-    c.req.method === 'GET' || c.req.method === 'HEAD' || (c.req.path === '/mcp' && c.req.header('mcp-session-id') && declaredFits(c)) ? next() : limit(c, next);
+    c.req.method === 'GET' ||
+    c.req.method === 'HEAD' ||
+    (c.req.path === '/mcp' && c.req.header('mcp-session-id') && declaredFits(c))
+      ? next()
+      : limit(c, next);
 };

@@ -33,13 +33,17 @@ function rpcError(status: number, code: number, message: string): Response {
  * key; a session belongs to the key that initialised it, and another key (or an unknown session) gets 404. There is
  * no standalone server-to-client stream, so GET answers 405; progress travels on each call's own response stream.
  */
-export function mountMcpHttp(app: Hono<HttpEnv>, deps: { engine: Engine; operations: readonly AnyOperation[]; version: string }) {
+export function mountMcpHttp(
+  app: Hono<HttpEnv>,
+  deps: { engine: Engine; operations: readonly AnyOperation[]; version: string },
+) {
   const { engine } = deps;
   const sessions = new Map<string, Session>();
 
   const sweep = setInterval(() => {
     const cutoff = Date.now() - SESSION_IDLE_MS;
-    for (const [id, s] of sessions) if (s.lastSeen < cutoff) void s.transport.close().finally(() => sessions.delete(id));
+    for (const [id, s] of sessions)
+      if (s.lastSeen < cutoff) void s.transport.close().finally(() => sessions.delete(id));
   }, 60_000);
   sweep.unref();
 

@@ -17,7 +17,12 @@ export async function authenticateRequest(engine: Engine, c: Context<HttpEnv>): 
   const perMinute = engine.settings.failedAuthPerMinute;
   if (!engine.failedAuthLimiter.wouldAllow(`ip:${ip}`, perMinute)) {
     const d = engine.failedAuthLimiter.take(`ip:${ip}`, perMinute);
-    throw new ApiError('rate_limit_exceeded', 'Too many failed authentication attempts from this address.', { retry_after_seconds: d.retryAfter }, { 'Retry-After': String(d.retryAfter) });
+    throw new ApiError(
+      'rate_limit_exceeded',
+      'Too many failed authentication attempts from this address.',
+      { retry_after_seconds: d.retryAfter },
+      { 'Retry-After': String(d.retryAfter) },
+    );
   }
   try {
     return await authenticate(engine.db, engine.clock, bearerToken(c.req.header('authorization')));
@@ -26,7 +31,12 @@ export async function authenticateRequest(engine: Engine, c: Context<HttpEnv>): 
       const d = engine.failedAuthLimiter.take(`ip:${ip}`, perMinute);
       engine.logger.info({ ip, requestId: c.get('requestId') }, 'authentication failed');
       if (!d.allowed) {
-        throw new ApiError('rate_limit_exceeded', 'Too many failed authentication attempts from this address.', { retry_after_seconds: d.retryAfter }, { 'Retry-After': String(d.retryAfter) });
+        throw new ApiError(
+          'rate_limit_exceeded',
+          'Too many failed authentication attempts from this address.',
+          { retry_after_seconds: d.retryAfter },
+          { 'Retry-After': String(d.retryAfter) },
+        );
       }
     }
     throw err;

@@ -23,16 +23,22 @@ async function bodyInput(c: Context<HttpEnv>, op: AnyOperation): Promise<Record<
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const code = op.family === 'optimize' ? 'validation_error' : 'invalid_input';
   if (type !== 'application/json' && !type.endsWith('+json')) {
-    throw new ApiError(code, 'Request bodies must be JSON with Content-Type: application/json.', { fields: [{ path: '(body)', message: 'Unsupported content type.' }] });
+    throw new ApiError(code, 'Request bodies must be JSON with Content-Type: application/json.', {
+      fields: [{ path: '(body)', message: 'Unsupported content type.' }],
+    });
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new ApiError(code, 'The request body is not valid JSON.', { fields: [{ path: '(body)', message: 'Malformed JSON.' }] });
+    throw new ApiError(code, 'The request body is not valid JSON.', {
+      fields: [{ path: '(body)', message: 'Malformed JSON.' }],
+    });
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ApiError(code, 'The request body must be a JSON object.', { fields: [{ path: '(body)', message: 'Expected an object.' }] });
+    throw new ApiError(code, 'The request body must be a JSON object.', {
+      fields: [{ path: '(body)', message: 'Expected an object.' }],
+    });
   }
   return parsed as Record<string, unknown>;
 }
@@ -64,7 +70,8 @@ export function mountRest(app: Hono<HttpEnv>, engine: Engine, operations: readon
         ...c.req.param(),
       };
       const keys = headerValues(c.env?.incoming, 'idempotency-key');
-      if (keys.length === 0 && c.req.header('idempotency-key') !== undefined) keys.push(c.req.header('idempotency-key')!);
+      if (keys.length === 0 && c.req.header('idempotency-key') !== undefined)
+        keys.push(c.req.header('idempotency-key')!);
       const result = await invokeOperation(engine, op, {
         principal,
         input,

@@ -50,8 +50,13 @@ const inputSchemas = new WeakMap<AnyOperation, z.ZodObject>();
 export function toolInputSchema(op: AnyOperation): z.ZodObject {
   const cached = inputSchemas.get(op);
   if (cached) return cached;
-  const key = z.string().describe('Idempotency key: the same key and arguments return the first result instead of doing the work again.');
-  const schema: z.ZodObject = op.idempotency === 'none' ? op.input : op.input.extend({ idempotency_key: op.idempotency === 'required' ? key : key.optional() });
+  const key = z
+    .string()
+    .describe('Idempotency key: the same key and arguments return the first result instead of doing the work again.');
+  const schema: z.ZodObject =
+    op.idempotency === 'none'
+      ? op.input
+      : op.input.extend({ idempotency_key: op.idempotency === 'required' ? key : key.optional() });
   inputSchemas.set(op, schema);
   return schema;
 }
@@ -77,7 +82,10 @@ export function toolDefinitions(operations: readonly AnyOperation[]): Tool[] {
     title: op.title,
     description: op.description,
     inputSchema: jsonSchema(toolInputSchema(op), 'input') as Tool['inputSchema'],
-    outputSchema: { type: 'object', ...jsonSchema(z.union([op.output, ErrorBodySchema]), 'output') } as Tool['outputSchema'],
+    outputSchema: {
+      type: 'object',
+      ...jsonSchema(z.union([op.output, ErrorBodySchema]), 'output'),
+    } as Tool['outputSchema'],
     annotations: { title: op.title, ...op.annotations },
     ...(op.task ? { execution: { taskSupport: 'optional' as const } } : {}),
   }));
@@ -91,7 +99,10 @@ function progressReporter(extra: ToolExtra): ProgressReporter | null {
   if (token === undefined) return null;
   return async (progress, total, message) => {
     await extra
-      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message } })
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message },
+      })
       .catch(() => undefined);
   };
 }
@@ -104,7 +115,12 @@ function summarize(op: AnyOperation, body: unknown): string {
  * One MCP call of one operation: the same rate limit, scopes, validation, idempotency and errors as REST.
  * A failure is an `isError` result carrying the REST error body as structured content.
  */
-export async function callOperation(deps: McpServerDeps, op: AnyOperation, args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult> {
+export async function callOperation(
+  deps: McpServerDeps,
+  op: AnyOperation,
+  args: Record<string, unknown>,
+  extra: ToolExtra,
+): Promise<CallToolResult> {
   const requestId = randomUUID();
   try {
     const principal = await deps.resolvePrincipal(extra);
@@ -131,7 +147,11 @@ export async function callOperation(deps: McpServerDeps, op: AnyOperation, args:
     const apiErr = toApiError(err);
     if (!(err instanceof ApiError)) deps.engine.logger.error({ err, tool: op.name, requestId }, 'tool call failed');
     const body = apiErr.toBody();
-    return { isError: true, structuredContent: body as unknown as Record<string, unknown>, content: [{ type: 'text', text: `${apiErr.code}: ${apiErr.message}` }] };
+    return {
+      isError: true,
+      structuredContent: body as unknown as Record<string, unknown>,
+      content: [{ type: 'text', text: `${apiErr.code}: ${apiErr.message}` }],
+    };
   }
 }
 
@@ -154,7 +174,13 @@ export function buildMcpServer(deps: McpServerDeps): McpServer {
   for (const op of deps.operations) {
     server.registerTool(
       op.name,
-      { title: op.title, description: op.description, inputSchema: toolInputSchema(op), outputSchema: op.output, annotations: op.annotations },
+      {
+        title: op.title,
+        description: op.description,
+        inputSchema: toolInputSchema(op),
+        outputSchema: op.output,
+        annotations: op.annotations,
+      },
       (args: Record<string, unknown>, extra: ToolExtra) => callOperation(deps, op, args, extra),
     );
   }
@@ -168,7 +194,11 @@ export function buildMcpServer(deps: McpServerDeps): McpServer {
     const unknown = Object.keys(args).filter((k) => !Object.prototype.hasOwnProperty.call(allowed, k));
     if (unknown.length > 0) {
       const fields = unknown.map((k) => ({ path: k, message: 'Unknown field.' }));
-      throw new McpError(RpcErrorCode.InvalidParams, `Unknown argument(s) for ${op.name}: ${unknown.join(', ')}`, invalidInput(op.family, fields).toBody());
+      throw new McpError(
+        RpcErrorCode.InvalidParams,
+        `Unknown argument(s) for ${op.name}: ${unknown.join(', ')}`,
+        invalidInput(op.family, fields).toBody(),
+      );
     }
     const task = (request.params as { task?: { ttl?: number } }).task;
     if (task && op.task) return startTask(deps, op, args, extra, task.ttl ?? null);
@@ -182,7 +212,13 @@ export function buildMcpServer(deps: McpServerDeps): McpServer {
  * limits, scopes, validation and idempotency) and the answer is a task that follows it. A call that fails before any
  * work exists is a JSON-RPC error carrying the API error body.
  */
-async function startTask(deps: McpServerDeps, op: AnyOperation, args: Record<string, unknown>, extra: ToolExtra, ttl: number | null) {
+async function startTask(
+  deps: McpServerDeps,
+  op: AnyOperation,
+  args: Record<string, unknown>,
+  extra: ToolExtra,
+  ttl: number | null,
+) {
   const result = await callOperation(deps, op, args, extra);
   if (result.isError) {
     const body = result.structuredContent as { error: { message: string } };
@@ -190,7 +226,19 @@ async function startTask(deps: McpServerDeps, op: AnyOperation, args: Record<str
   }
   const principal = await deps.resolvePrincipal(extra);
   const now = deps.engine.clock.now();
-  const taskId = await insertTask(deps.engine.db, { orgId: principal.orgId, tool: op.name, kind: op.task!.kind, resourceId: op.task!.idOf(result.structuredContent), ttlMs: ttl, pollMs: TASK_POLL_MS }, now);
-  return { task: { taskId, status: 'working', ttl, createdAt: iso(now), lastUpdatedAt: iso(now), pollInterval: TASK_POLL_MS } };
+  const taskId = await insertTask(
+    deps.engine.db,
+    {
+      orgId: principal.orgId,
+      tool: op.name,
+      kind: op.task!.kind,
+      resourceId: op.task!.idOf(result.structuredContent),
+      ttlMs: ttl,
+      pollMs: TASK_POLL_MS,
+    },
+    now,
+  );
+  return {
+    task: { taskId, status: 'working', ttl, createdAt: iso(now), lastUpdatedAt: iso(now), pollInterval: TASK_POLL_MS },
+  };
 }
-

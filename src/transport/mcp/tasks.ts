@@ -27,14 +27,18 @@ export function createTaskStore(engine: Engine, orgId: () => Promise<string>): T
         createdAt: iso(row.created_at),
         lastUpdatedAt: cancelled ? iso(row.cancelled_at!) : state.updatedAt,
         pollInterval: row.poll_ms,
-        statusMessage: cancelled ? 'Cancelled by the client: the task stopped following the work.' : state.statusMessage,
+        statusMessage: cancelled
+          ? 'Cancelled by the client: the task stopped following the work.'
+          : state.statusMessage,
       },
       body: state.body,
     };
   }
   return {
     async createTask() {
-      throw new Error('Tasks are created by the task-capable tools (create_content_job, create_content_autopilot, start_optimization).');
+      throw new Error(
+        'Tasks are created by the task-capable tools (create_content_job, create_content_autopilot, start_optimization).',
+      );
     },
     async getTask(taskId) {
       return (await taskOf(taskId))?.task ?? null;

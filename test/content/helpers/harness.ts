@@ -1,7 +1,13 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'vitest';
-import { startTestApp, type RequestOptions, type TestApp, type TestAppOptions, type TestResponse } from '../../helpers/app.ts';
+import {
+  startTestApp,
+  type RequestOptions,
+  type TestApp,
+  type TestAppOptions,
+  type TestResponse,
+} from '../../helpers/app.ts';
 import { structured } from '../../helpers/mcp.ts';
 import type { NewClient } from '../../../src/store/repos/clients.ts';
 import type { Plan, SubscriptionStatus } from '../../../src/store/schema.ts';
@@ -142,7 +148,10 @@ export interface AutopilotStatus {
  * a test drives them with `run` / `settle`, unless `background` starts the polling runner.
  */
 export async function startContentApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const t = await startTestApp({ ...options, env: { AGENT_API_OFFLINE: '1', AGENT_API_POLL_MS: '60000', ...options.env } });
+  const t = await startTestApp({
+    ...options,
+    env: { AGENT_API_OFFLINE: '1', AGENT_API_POLL_MS: '60000', ...options.env },
+  });
   if (!options.background) await t.engine.runner.stop(0);
   return t;
 }
@@ -165,7 +174,12 @@ export interface Tenant {
 }
 
 /** An organisation (agency plan unless told: its rate limit and pools leave room), a client and an all-scope key. */
-export async function tenant(t: TestApp, plan: Plan = 'agency', client: Partial<NewClient> = {}, subscription: SubscriptionStatus = 'active'): Promise<Tenant> {
+export async function tenant(
+  t: TestApp,
+  plan: Plan = 'agency',
+  client: Partial<NewClient> = {},
+  subscription: SubscriptionStatus = 'active',
+): Promise<Tenant> {
   const o = await t.org(plan, subscription);
   const c = await t.client(o.id, client);
   const k = await t.key(o.id);
@@ -175,12 +189,32 @@ export async function tenant(t: TestApp, plan: Plan = 'agency', client: Partial<
 const withKey = (idempotencyKey: string | null | undefined, headers: Record<string, string> = {}) =>
   idempotencyKey === undefined || idempotencyKey === null ? headers : { 'idempotency-key': idempotencyKey, ...headers };
 
-export function postJob(t: TestApp, key: string | null, body: unknown, idempotencyKey?: string | null, headers: Record<string, string> = {}) {
-  return call<JobCreated & ErrorBody>(t, 'POST', '/copywriter/jobs', { key, body, headers: withKey(idempotencyKey, headers) });
+export function postJob(
+  t: TestApp,
+  key: string | null,
+  body: unknown,
+  idempotencyKey?: string | null,
+  headers: Record<string, string> = {},
+) {
+  return call<JobCreated & ErrorBody>(t, 'POST', '/copywriter/jobs', {
+    key,
+    body,
+    headers: withKey(idempotencyKey, headers),
+  });
 }
 
-export function postAutopilot(t: TestApp, key: string | null, body: unknown, idempotencyKey?: string | null, headers: Record<string, string> = {}) {
-  return call<AutopilotStarted & ErrorBody>(t, 'POST', '/copywriter/autopilot', { key, body, headers: withKey(idempotencyKey, headers) });
+export function postAutopilot(
+  t: TestApp,
+  key: string | null,
+  body: unknown,
+  idempotencyKey?: string | null,
+  headers: Record<string, string> = {},
+) {
+  return call<AutopilotStarted & ErrorBody>(t, 'POST', '/copywriter/autopilot', {
+    key,
+    body,
+    headers: withKey(idempotencyKey, headers),
+  });
 }
 
 export function getJob(t: TestApp, key: string, id: string, query: Record<string, string | number> = {}) {
@@ -200,18 +234,30 @@ export function approve(t: TestApp, key: string, id: string, opts: RequestOption
 }
 
 export function listJobs(t: TestApp, key: string, query: Record<string, string | number> = {}) {
-  return call<{ data: JobDetail[]; pagination: { limit: number; offset: number; total: number; has_more: boolean } } & ErrorBody>(t, 'GET', '/copywriter/jobs', { key, query });
+  return call<
+    { data: JobDetail[]; pagination: { limit: number; offset: number; total: number; has_more: boolean } } & ErrorBody
+  >(t, 'GET', '/copywriter/jobs', { key, query });
 }
 
 /** Creates a content job and expects 201. */
-export async function createdJob(t: TestApp, key: string, body: Record<string, unknown>, idempotencyKey?: string): Promise<JobCreated> {
+export async function createdJob(
+  t: TestApp,
+  key: string,
+  body: Record<string, unknown>,
+  idempotencyKey?: string,
+): Promise<JobCreated> {
   const r = await postJob(t, key, body, idempotencyKey);
   if (r.status !== 201) throw new Error(`expected 201, got ${r.status}: ${r.text}`);
   return r.body;
 }
 
 /** Starts an Autopilot run and expects 202. */
-export async function startedAutopilot(t: TestApp, key: string, body: Record<string, unknown>, idempotencyKey?: string): Promise<AutopilotStarted> {
+export async function startedAutopilot(
+  t: TestApp,
+  key: string,
+  body: Record<string, unknown>,
+  idempotencyKey?: string,
+): Promise<AutopilotStarted> {
   const r = await postAutopilot(t, key, body, idempotencyKey);
   if (r.status !== 202) throw new Error(`expected 202, got ${r.status}: ${r.text}`);
   return r.body;
@@ -248,7 +294,8 @@ export function recordStatuses(t: TestApp) {
     create temp trigger if not exists status_log_update after update of status, stage on content_jobs
       begin insert into status_log (job_id, status, stage) values (new.id, new.status, new.stage); end;
   `);
-  const rows = (id: string) => raw.prepare('select status, stage from status_log where job_id = ? order by seq').all(id) as StatusEntry[];
+  const rows = (id: string) =>
+    raw.prepare('select status, stage from status_log where job_id = ? order by seq').all(id) as StatusEntry[];
   const dedupe = <T>(xs: T[]) => xs.filter((x, i) => i === 0 || JSON.stringify(x) !== JSON.stringify(xs[i - 1]));
   return {
     /** Distinct consecutive statuses. */
@@ -265,13 +312,26 @@ export async function footprint(t: TestApp, orgId: string) {
   const ledger = await t.db.selectFrom('usage_ledger').selectAll().where('org_id', '=', orgId).execute();
   const runs = await t.db.selectFrom('runs').selectAll().where('org_id', '=', orgId).execute();
   const keys = await t.db.selectFrom('idempotency_keys').selectAll().where('org_id', '=', orgId).execute();
-  return { jobs: jobs.length, reservations: ledger.length, runs: runs.length, keys: keys.length, ledger, jobRows: jobs, runRows: runs };
+  return {
+    jobs: jobs.length,
+    reservations: ledger.length,
+    runs: runs.length,
+    keys: keys.length,
+    ledger,
+    jobRows: jobs,
+    runRows: runs,
+  };
 }
 
 /** The ledger rows of one job: [{state, units}]. */
-export const ledgerOf = (t: TestApp, id: string) => t.db.selectFrom('usage_ledger').select(['state', 'units']).where('resource_id', '=', id).execute();
+export const ledgerOf = (t: TestApp, id: string) =>
+  t.db.selectFrom('usage_ledger').select(['state', 'units']).where('resource_id', '=', id).execute();
 
-export type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; _meta?: Record<string, unknown> };
+export type ToolResult = {
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+};
 
 /** One MCP tool call on a fresh session of `key`. */
 export async function tool(t: TestApp, key: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
@@ -298,20 +358,50 @@ export function mentions(value: unknown, needle: string): number {
 }
 
 /** A POST with repeated header names, exactly as given (node:http), on a fresh connection. */
-export function rawPost(t: TestApp, path: string, key: string, headers: Record<string, string | string[]>, text: string): Promise<{ status: number; headers: Record<string, unknown>; body: ErrorBody & Record<string, unknown> }> {
+export function rawPost(
+  t: TestApp,
+  path: string,
+  key: string,
+  headers: Record<string, string | string[]>,
+  text: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: ErrorBody & Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL(`/api/agent/v1${path}`, t.url), { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', connection: 'close', ...headers } }, (res) => {
-      let data = '';
-      res.on('data', (d: Buffer) => (data += String(d)));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(data || 'null') as ErrorBody & Record<string, unknown> }));
-    });
+    const req = httpRequest(
+      new URL(`/api/agent/v1${path}`, t.url),
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          connection: 'close',
+          ...headers,
+        },
+      },
+      (res) => {
+        let data = '';
+        res.on('data', (d: Buffer) => (data += String(d)));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: JSON.parse(data || 'null') as ErrorBody & Record<string, unknown>,
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(text);
   });
 }
 
 /** A POST written byte for byte (header values node:http refuses to send); answers the status code. */
-export function socketPost(t: TestApp, path: string, key: string, headerLines: string[], text: string): Promise<number> {
+export function socketPost(
+  t: TestApp,
+  path: string,
+  key: string,
+  headerLines: string[],
+  text: string,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const { hostname, port } = new URL(t.url);
     const sock = connect(Number(port), hostname);

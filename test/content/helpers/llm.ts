@@ -16,7 +16,12 @@ export const OPENAI_MODEL = 'gpt-4o-mini';
 export function briefAnswer(topic: string) {
   return {
     outline: [
-      { heading: `What ${topic} involves`, level: 2, points: ['What the service covers', 'When it is needed'], sources: [1, 2] },
+      {
+        heading: `What ${topic} involves`,
+        level: 2,
+        points: ['What the service covers', 'When it is needed'],
+        sources: [1, 2],
+      },
       { heading: 'How the work is done', level: 2, points: ['The steps', 'What to expect'], sources: [2, 3] },
       { heading: 'Choosing a provider', level: 2, points: ['What to ask', 'Prices and guarantees'], sources: [1] },
     ],
@@ -40,10 +45,16 @@ const WORDS = ['the', 'team', 'checks', 'each', 'pipe', 'and', 'valve', 'before'
 
 /** A Markdown page of `words` words as the writer counts them (headings included, citation markers not). */
 export function pageOfWords(words: number): string {
-  const heads = ['# A practical guide to the service', '## What the work involves', '## How the visit goes', '## Choosing well'];
+  const heads = [
+    '# A practical guide to the service',
+    '## What the work involves',
+    '## How the visit goes',
+    '## Choosing well',
+  ];
   const headWords = 6 + 3 * 3 + 2;
   const sentences = Math.max(3, Math.round((words - headWords) / 10));
-  const sentence = (i: number) => `${WORDS.map((w, j) => (j === 0 && i >= 0 ? w[0]!.toUpperCase() + w.slice(1) : w)).join(' ')} [${(i % 3) + 1}].`;
+  const sentence = (i: number) =>
+    `${WORDS.map((w, j) => (j === 0 && i >= 0 ? w[0]!.toUpperCase() + w.slice(1) : w)).join(' ')} [${(i % 3) + 1}].`;
   const per = Math.ceil(sentences / 3);
   const out = [heads[0]!];
   for (let s = 0; s < 3; s++) {
@@ -129,8 +140,13 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
 
   async function forward(req: IncomingMessage, body: Buffer) {
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k)) headers[k] = v;
-    const res = await fetch(`${target}${req.url ?? '/'}`, { method: req.method, headers, body: body.length ? body : undefined });
+    for (const [k, v] of Object.entries(req.headers))
+      if (typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k)) headers[k] = v;
+    const res = await fetch(`${target}${req.url ?? '/'}`, {
+      method: req.method,
+      headers,
+      body: body.length ? body : undefined,
+    });
     return { status: res.status, type: res.headers.get('content-type') ?? 'application/json', text: await res.text() };
   }
   function send(res: ServerResponse, r: { status: number; type: string; text: string }) {
@@ -145,7 +161,16 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
       const key = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : null;
       const how = policy(key);
       if (how === 'before') {
-        held.push({ key, at: 'before', res, go: () => void forward(req, body).then((r) => send(res, r), () => res.destroy()) });
+        held.push({
+          key,
+          at: 'before',
+          res,
+          go: () =>
+            void forward(req, body).then(
+              (r) => send(res, r),
+              () => res.destroy(),
+            ),
+        });
         check();
         return;
       }

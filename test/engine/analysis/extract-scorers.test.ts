@@ -11,7 +11,10 @@ import {
 } from '../../../bench/lib/extraction-scorers.ts';
 
 const cases: [truth: string, pred: string][] = [
-  ['The quick brown fox jumps over the lazy dog. The quick brown fox!', 'quick brown fox jumps over the lazy cat; The quick brown fox'],
+  [
+    'The quick brown fox jumps over the lazy dog. The quick brown fox!',
+    'quick brown fox jumps over the lazy cat; The quick brown fox',
+  ],
   ['Ünïcödé wörds_1 2024 café', 'café Ünïcödé wörds_1'],
   ['one two', 'one two three'],
   ['', 'something here'],

@@ -4,7 +4,9 @@ import { parseLenient } from '../../../src/engine/analysis/extract/structured-da
 import { registrableHost } from '../../../src/engine/analysis/extract/urls.ts';
 
 const para = (n: number, word = 'content'): string =>
-  Array.from({ length: n }, (_, i) => `This is ${word} sentence number ${i}, written to look like running text.`).join(' ');
+  Array.from({ length: n }, (_, i) => `This is ${word} sentence number ${i}, written to look like running text.`).join(
+    ' ',
+  );
 
 function page(head: string, body: string, lang = 'en'): string {
   return `<!DOCTYPE html><html lang="${lang}"><head>${head}</head><body>${body}</body></html>`;
@@ -39,32 +41,62 @@ describe('extract: structured data', () => {
       '@context': 'https://schema.org',
       '@graph': [
         { '@type': 'WebPage', name: 'x' },
-        { '@type': 'BlogPosting', headline: 'Post title', author: [{ '@type': 'Person', name: 'Ann' }], datePublished: '2024-01-02' },
+        {
+          '@type': 'BlogPosting',
+          headline: 'Post title',
+          author: [{ '@type': 'Person', name: 'Ann' }],
+          datePublished: '2024-01-02',
+        },
         {
           '@type': 'FAQPage',
-          mainEntity: [{ '@type': 'Question', name: 'Why?', acceptedAnswer: { '@type': 'Answer', text: '<p>Because.</p>' } }],
+          mainEntity: [
+            { '@type': 'Question', name: 'Why?', acceptedAnswer: { '@type': 'Answer', text: '<p>Because.</p>' } },
+          ],
         },
       ],
     };
-    const product = { '@type': 'Product', name: 'Shoe', sku: 'S1', offers: { '@type': 'Offer', price: 98, priceCurrency: 'USD' } };
+    const product = {
+      '@type': 'Product',
+      name: 'Shoe',
+      sku: 'S1',
+      offers: { '@type': 'Offer', price: 98, priceCurrency: 'USD' },
+    };
     const e = extract(
       page(
         `<script type="application/ld+json">${JSON.stringify(ld)}</script><script type="application/ld+json">${JSON.stringify(product)}</script>`,
         `<p>${para(2)}</p>`,
       ),
     );
-    expect(e.structuredData.types).toEqual(['WebPage', 'BlogPosting', 'Person', 'FAQPage', 'Question', 'Answer', 'Product', 'Offer']);
+    expect(e.structuredData.types).toEqual([
+      'WebPage',
+      'BlogPosting',
+      'Person',
+      'FAQPage',
+      'Question',
+      'Answer',
+      'Product',
+      'Offer',
+    ]);
     expect(e.structuredData.faq).toEqual([{ question: 'Why?', answer: 'Because.' }]);
-    expect(e.structuredData.articles[0]).toMatchObject({ type: 'BlogPosting', headline: 'Post title', author: ['Ann'], datePublished: '2024-01-02' });
+    expect(e.structuredData.articles[0]).toMatchObject({
+      type: 'BlogPosting',
+      headline: 'Post title',
+      author: ['Ann'],
+      datePublished: '2024-01-02',
+    });
     expect(e.structuredData.products[0]).toMatchObject({ name: 'Shoe', sku: 'S1', price: '98', currency: 'USD' });
   });
 
   it('tolerates broken JSON-LD', () => {
-    expect(parseLenient('{"@type": "Article", "headline": "a\nb",}')).toEqual([{ '@type': 'Article', headline: 'a\nb' }]);
+    expect(parseLenient('{"@type": "Article", "headline": "a\nb",}')).toEqual([
+      { '@type': 'Article', headline: 'a\nb' },
+    ]);
     expect(parseLenient('{"@type":"A"}{"@type":"B"}')).toHaveLength(2);
     expect(parseLenient('<!-- {"@type":"C"} -->')).toEqual([{ '@type': 'C' }]);
     expect(parseLenient('{not json at all')).toEqual([]);
-    const e = extract(page('<script type="application/ld+json">{"@type": "Product", "name": "X",,,</script>', `<p>${para(2)}</p>`));
+    const e = extract(
+      page('<script type="application/ld+json">{"@type": "Product", "name": "X",,,</script>', `<p>${para(2)}</p>`),
+    );
     expect(e.structuredData.products).toEqual([]);
   });
 });
@@ -106,7 +138,15 @@ describe('extract: main content', () => {
       { ordered: false, items: ['first item', 'second external'] },
       { ordered: true, items: ['one', 'two'] },
     ]);
-    expect(e.tables).toEqual([{ headers: ['Name', 'Price'], rows: [['Shoe', '$98'], ['Hat', '$20']] }]);
+    expect(e.tables).toEqual([
+      {
+        headers: ['Name', 'Price'],
+        rows: [
+          ['Shoe', '$98'],
+          ['Hat', '$20'],
+        ],
+      },
+    ]);
   });
 
   it('resolves links and images and tells internal from external', () => {
@@ -122,15 +162,21 @@ describe('extract: main content', () => {
   });
 
   it('resolves against <base href> when there is one', () => {
-    const x = extract(page('<base href="https://cdn.example.net/root/">', `<main><p>${para(3)} <a href="rel">r</a></p></main>`), {
-      url: 'https://example.net/page',
-    });
+    const x = extract(
+      page('<base href="https://cdn.example.net/root/">', `<main><p>${para(3)} <a href="rel">r</a></p></main>`),
+      {
+        url: 'https://example.net/page',
+      },
+    );
     expect(x.links).toEqual([{ href: 'https://cdn.example.net/root/rel', text: 'r', internal: true }]);
   });
 
   it('keeps every post of a forum thread', () => {
     const posts = [1, 2, 3]
-      .map((i) => `<div class="comment post" id="comment-${i}"><div class="comment-body"><p>${para(2, `reply${i}`)}</p></div></div>`)
+      .map(
+        (i) =>
+          `<div class="comment post" id="comment-${i}"><div class="comment-body"><p>${para(2, `reply${i}`)}</p></div></div>`,
+      )
       .join('');
     const x = extract(page('<meta name="generator" content="Discourse">', `<main><h1>Thread</h1>${posts}</main>`), {
       url: 'https://forum.example.org/t/thread/1',
@@ -139,7 +185,12 @@ describe('extract: main content', () => {
   });
 
   it('reads React streaming content parked in hidden divs', () => {
-    const x = extract(page('', `<div hidden id="S:0"><article><p>${para(3, 'streamed')}</p></article></div><div hidden><p>secret text</p></div>`));
+    const x = extract(
+      page(
+        '',
+        `<div hidden id="S:0"><article><p>${para(3, 'streamed')}</p></article></div><div hidden><p>secret text</p></div>`,
+      ),
+    );
     expect(x.mainText).toContain('This is streamed sentence number 2');
     expect(x.mainText).not.toContain('secret');
   });

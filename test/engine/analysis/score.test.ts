@@ -1,8 +1,23 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAnalysis, type Analysis } from '../../../src/engine/analysis/analysis.ts';
-import { scoreCompetitors, scorePage, textStats, type AnalyzedPage, type ScoreResult } from '../../../src/engine/analysis/score/index.ts';
+import {
+  scoreCompetitors,
+  scorePage,
+  textStats,
+  type AnalyzedPage,
+  type ScoreResult,
+} from '../../../src/engine/analysis/score/index.ts';
 import { CATEGORIES } from '../../../src/engine/analysis/score/types.ts';
-import { competitorSpec, KEYWORD, partialSpec, renderPage, SECTIONS, thinSpec, thoroughSpec, type PageSpec } from '../../optimize/helpers/pages.ts';
+import {
+  competitorSpec,
+  KEYWORD,
+  partialSpec,
+  renderPage,
+  SECTIONS,
+  thinSpec,
+  thoroughSpec,
+  type PageSpec,
+} from '../../optimize/helpers/pages.ts';
 
 /**
  * Properties of the published scoring formula (src/engine/analysis/score, docs/scoring.md), on pages analysed the
@@ -22,7 +37,8 @@ function competitorPages(a: Analysis, n = 10, language = 'en-US'): AnalyzedPage[
   return Array.from({ length: n }, (_, i) => analyse(a, `/c/${i + 1}`, competitorSpec(i, ORIGIN), language));
 }
 
-const score = (page: AnalyzedPage, comps: readonly AnalyzedPage[] = competitors, language = 'en-US') => scorePage(analysis.analyzer, page, comps, KEYWORD, language);
+const score = (page: AnalyzedPage, comps: readonly AnalyzedPage[] = competitors, language = 'en-US') =>
+  scorePage(analysis.analyzer, page, comps, KEYWORD, language);
 
 /** The invariants every result must satisfy, whatever the page. */
 function expectWellFormed(r: ScoreResult): void {
@@ -76,13 +92,30 @@ describe('scorePage', () => {
     const first = JSON.stringify(score(page));
     expect(JSON.stringify(score(page))).toBe(first);
     const fresh = createAnalysis();
-    const again = scorePage(fresh.analyzer, analyse(fresh, '/target/partial', partialSpec(ORIGIN)), competitorPages(fresh), KEYWORD, 'en-US');
+    const again = scorePage(
+      fresh.analyzer,
+      analyse(fresh, '/target/partial', partialSpec(ORIGIN)),
+      competitorPages(fresh),
+      KEYWORD,
+      'en-US',
+    );
     expect(JSON.stringify(again)).toBe(first);
   });
 
   it('does not depend on the order the competitors come in', () => {
     const page = analyse(analysis, '/target/partial', partialSpec(ORIGIN));
-    const shuffled = [competitors[3]!, competitors[9]!, competitors[0]!, competitors[6]!, competitors[1]!, competitors[8]!, competitors[2]!, competitors[7]!, competitors[4]!, competitors[5]!];
+    const shuffled = [
+      competitors[3]!,
+      competitors[9]!,
+      competitors[0]!,
+      competitors[6]!,
+      competitors[1]!,
+      competitors[8]!,
+      competitors[2]!,
+      competitors[7]!,
+      competitors[4]!,
+      competitors[5]!,
+    ];
     expect(JSON.stringify(score(page, shuffled))).toBe(JSON.stringify(score(page)));
   });
 
@@ -98,7 +131,9 @@ describe('scorePage', () => {
     // The thin page is told what it lacks, in terms of what the ranking pages use.
     const terms = thin.scoreDetails.find((d) => d.id === 'coverage.terms')!;
     expect(terms.recommendation).toMatch(/lacks/);
-    expect(thin.entities.filter((e) => e.kind === 'term' && e.status === 'missing').length).toBeGreaterThan(thorough.entities.filter((e) => e.kind === 'term' && e.status === 'missing').length);
+    expect(thin.entities.filter((e) => e.kind === 'term' && e.status === 'missing').length).toBeGreaterThan(
+      thorough.entities.filter((e) => e.kind === 'term' && e.status === 'missing').length,
+    );
   });
 
   it('raises the score when the missing sections are added', () => {
@@ -106,7 +141,12 @@ describe('scorePage', () => {
     const partial = score(partialPage);
     const missing = SECTIONS.filter((s) => !partialSpec(ORIGIN).sections.includes(s));
     expect(missing.length).toBeGreaterThan(0);
-    const completed = score(analyse(analysis, '/target/partial', { ...partialSpec(ORIGIN), sections: [...partialSpec(ORIGIN).sections, ...missing] }));
+    const completed = score(
+      analyse(analysis, '/target/partial', {
+        ...partialSpec(ORIGIN),
+        sections: [...partialSpec(ORIGIN).sections, ...missing],
+      }),
+    );
     expectWellFormed(partial);
     expectWellFormed(completed);
     expect(completed.rankabilityScore).toBeGreaterThan(partial.rankabilityScore);
@@ -116,7 +156,8 @@ describe('scorePage', () => {
   });
 
   it('keeps every check within its points, the checks summing to the score and recommendations null exactly when nothing is missing', () => {
-    for (const spec of [thoroughSpec(ORIGIN), partialSpec(ORIGIN), thinSpec()]) expectWellFormed(score(analyse(analysis, '/t', spec)));
+    for (const spec of [thoroughSpec(ORIGIN), partialSpec(ORIGIN), thinSpec()])
+      expectWellFormed(score(analyse(analysis, '/t', spec)));
     // Also with very few competitors, the edge of the term statistics (a term needs fewer pages to count).
     expectWellFormed(score(analyse(analysis, '/t', partialSpec(ORIGIN)), competitors.slice(0, 1)));
     expectWellFormed(score(analyse(analysis, '/t', thinSpec()), competitors.slice(0, 2)));
@@ -128,7 +169,10 @@ describe('scorePage', () => {
       const r = score(page, competitors.slice(0, n));
       for (const e of r.entities) expect(e.sourceCount).toBeLessThanOrEqual(n);
       const length = r.scoreDetails.find((d) => d.id === 'length.words')!;
-      const counts = competitors.slice(0, n).map((c) => c.extraction.wordCount).sort((a, b) => a - b);
+      const counts = competitors
+        .slice(0, n)
+        .map((c) => c.extraction.wordCount)
+        .sort((a, b) => a - b);
       expect(length.evidence.competitor_p25).toBeGreaterThanOrEqual(counts[0]!);
       expect(length.evidence.competitor_p75).toBeLessThanOrEqual(counts[n - 1]!);
     }

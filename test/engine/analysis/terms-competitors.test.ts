@@ -35,14 +35,40 @@ function doc(wordCount: number, terms: TermSpec[], entities: Partial<DocEntity>[
 }
 
 // Hand-computed set: 4 pages; see the expectations for the arithmetic.
-const A = doc(1000, [['espresso machine', 4, 1], ['grinder', 2], ['milk frother', 1]], [
-  { key: 'breville', type: 'organization', count: 2 },
-]);
-const B = doc(500, [['espresso machine', 2, 0, 1], ['grinder', 1]], [{ key: 'breville', type: 'organization', count: 1 }]);
-const C = doc(2000, [['espresso machine', 10], ['milk frother', 3, 1]], [{ key: '2024', kind: 'date', count: 1 }]);
-const D = doc(1000, [['espresso machine', 6], ['tamper', 1], ['grinder', 0, 1]], [
-  { key: 'breville', type: 'other', count: 1 },
-]);
+const A = doc(
+  1000,
+  [
+    ['espresso machine', 4, 1],
+    ['grinder', 2],
+    ['milk frother', 1],
+  ],
+  [{ key: 'breville', type: 'organization', count: 2 }],
+);
+const B = doc(
+  500,
+  [
+    ['espresso machine', 2, 0, 1],
+    ['grinder', 1],
+  ],
+  [{ key: 'breville', type: 'organization', count: 1 }],
+);
+const C = doc(
+  2000,
+  [
+    ['espresso machine', 10],
+    ['milk frother', 3, 1],
+  ],
+  [{ key: '2024', kind: 'date', count: 1 }],
+);
+const D = doc(
+  1000,
+  [
+    ['espresso machine', 6],
+    ['tamper', 1],
+    ['grinder', 0, 1],
+  ],
+  [{ key: 'breville', type: 'other', count: 1 }],
+);
 
 describe('percentile', () => {
   it('interpolates linearly like numpy', () => {
@@ -109,7 +135,10 @@ describe('competitor stats', () => {
   });
 
   it('compares a source page: missing, under, ok and over', () => {
-    const source = doc(1000, [['espresso machine', 3], ['milk frother', 8]]);
+    const source = doc(1000, [
+      ['espresso machine', 3],
+      ['milk frother', 8],
+    ]);
     const stats = computeCompetitorStats([A, B, C, D], { source });
     const byKey = new Map(stats.terms.map((t) => [t.key, t]));
     // 3 < p25 count 3.5 (and 3 per 1,000 < 4).
@@ -123,7 +152,11 @@ describe('competitor stats', () => {
       entities: { missing: 1, under: 0, ok: 0, over: 0 },
     });
 
-    const better = doc(1000, [['espresso machine', 5], ['milk frother', 4], ['grinder', 0, 0, 1]]);
+    const better = doc(1000, [
+      ['espresso machine', 5],
+      ['milk frother', 4],
+      ['grinder', 0, 0, 1],
+    ]);
     const byKey2 = new Map(computeCompetitorStats([A, B, C, D], { source: better }).terms.map((t) => [t.key, t]));
     expect(byKey2.get('espresso machine')?.status).toBe('ok');
     // Density is far above p75 but 4 is not more than p75 + 2 = 4.5: one extra mention is not stuffing.

@@ -28,7 +28,9 @@ describe('tokenising and stop words', () => {
   });
 
   it('drops stop words and lets them end a phrase', () => {
-    const d = analyzer.analyzeDocument({ text: 'The cost of living is rising and the prices of coffee beans are high.' });
+    const d = analyzer.analyzeDocument({
+      text: 'The cost of living is rising and the prices of coffee beans are high.',
+    });
     const all = keys(d);
     for (const stop of ['the', 'of', 'is', 'and', 'are']) expect(all).not.toContain(stop);
     expect(all).toContain('coffee bean');
@@ -150,7 +152,9 @@ describe('other languages', () => {
     });
     expect(d).toMatchObject({ language: 'de', method: 'segmenter', wordCount: 13 });
     const all = keys(d);
-    expect(all).toEqual(expect.arrayContaining(['beste kaffeemaschine', 'kaffeemaschine', 'kaffeemaschinen', 'espresso']));
+    expect(all).toEqual(
+      expect.arrayContaining(['beste kaffeemaschine', 'kaffeemaschine', 'kaffeemaschinen', 'espresso']),
+    );
     for (const stop of ['die', 'für', 'wir', 'haben', 'der']) expect(all).not.toContain(stop);
     expect(entity(d, 'deutsche bank')?.type).toBe('organization');
     expect(entity(d, 'espresso')).toBeUndefined();

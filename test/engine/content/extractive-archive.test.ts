@@ -24,8 +24,14 @@ async function research(query: string): Promise<Research> {
     if (page.status !== 200) continue;
     const extraction = extract(page.body, { url: page.url });
     sources.push({
-      id: sources.length + 1, url: page.url, title: extraction.title || r.title, platform: 'organic', position: r.position,
-      contentHash: contentHash(page.body), wordCount: extraction.wordCount, extraction,
+      id: sources.length + 1,
+      url: page.url,
+      title: extraction.title || r.title,
+      platform: 'organic',
+      position: r.position,
+      contentHash: contentHash(page.body),
+      wordCount: extraction.wordCount,
+      extraction,
     });
   }
   return { query, searches: [], sources, skipped: [], imported: null };
@@ -34,14 +40,39 @@ async function research(query: string): Promise<Research> {
 const CASES: { query: string; req: Partial<ContentRequest>; client: ClientContext; excluded: RegExp }[] = [
   {
     query: 'emergency plumber austin',
-    req: { topic: 'emergency plumber austin', pageContract: 'commercial_service', intent: 'convert', wordCountTarget: 1200 },
-    client: { name: 'Acme Plumbing', domain: 'acmeplumbing.example', serviceArea: 'Austin, TX', brandVoice: null, excludedTopics: ['gas line', 'slab leak'], knowledgeBase: 'Acme Plumbing has served Austin homes since 2009.\n\nAll Acme plumbers are licensed by the Texas State Board of Plumbing Examiners.' },
+    req: {
+      topic: 'emergency plumber austin',
+      pageContract: 'commercial_service',
+      intent: 'convert',
+      wordCountTarget: 1200,
+    },
+    client: {
+      name: 'Acme Plumbing',
+      domain: 'acmeplumbing.example',
+      serviceArea: 'Austin, TX',
+      brandVoice: null,
+      excludedTopics: ['gas line', 'slab leak'],
+      knowledgeBase:
+        'Acme Plumbing has served Austin homes since 2009.\n\nAll Acme plumbers are licensed by the Texas State Board of Plumbing Examiners.',
+    },
     excluded: /gas lines?\b|slab leaks?\b/i,
   },
   {
     query: 'best espresso machine under 500',
-    req: { topic: 'best espresso machine under 500', pageContract: 'article', intent: 'compete', wordCountTarget: 1500 },
-    client: { name: 'Bean Street', domain: null, serviceArea: null, brandVoice: null, excludedTopics: ['De’Longhi', 'Delonghi'], knowledgeBase: null },
+    req: {
+      topic: 'best espresso machine under 500',
+      pageContract: 'article',
+      intent: 'compete',
+      wordCountTarget: 1500,
+    },
+    client: {
+      name: 'Bean Street',
+      domain: null,
+      serviceArea: null,
+      brandVoice: null,
+      excludedTopics: ['De’Longhi', 'Delonghi'],
+      knowledgeBase: null,
+    },
     excluded: /de[’']?longhi/i,
   },
 ];
@@ -56,7 +87,8 @@ describe.skipIf(!existsSync(ARCHIVE))('extractive writer on the sample archive',
       const brief = await writer.brief(input);
       const draft = await writer.draft({ ...input, brief });
       expect(draft.wordCount).toBe(countWords(draft.markdown));
-      if (availableWords(res) >= req.wordCountTarget * 1.5) expect(Math.abs(draft.wordCount - req.wordCountTarget) / req.wordCountTarget).toBeLessThanOrEqual(0.15);
+      if (availableWords(res) >= req.wordCountTarget * 1.5)
+        expect(Math.abs(draft.wordCount - req.wordCountTarget) / req.wordCountTarget).toBeLessThanOrEqual(0.15);
       for (const s of draft.sentences) {
         if (s.sourceUrl === null) continue;
         expect(isQuoted(res, c.client, s.text, s.sourceUrl), s.text).toBe(true);

@@ -38,10 +38,18 @@ export const PAGES: PageSpec[] = [
   {
     url: 'https://www.heatwise.example/guides/tankless-water-heater',
     title: 'Tankless Water Heaters: The Complete Guide | HeatWise',
-    jsonLd: [faqLd([
-      ['Do tankless water heaters need maintenance?', 'Yes. Flush the heat exchanger with a vinegar solution once a year to remove scale, more often if you have hard water. Clean the inlet water filter every few months.'],
-      ['Are there rebates for tankless water heaters?', 'Many utilities offer rebates of $100 to $500 for high-efficiency gas models.'],
-    ])],
+    jsonLd: [
+      faqLd([
+        [
+          'Do tankless water heaters need maintenance?',
+          'Yes. Flush the heat exchanger with a vinegar solution once a year to remove scale, more often if you have hard water. Clean the inlet water filter every few months.',
+        ],
+        [
+          'Are there rebates for tankless water heaters?',
+          'Many utilities offer rebates of $100 to $500 for high-efficiency gas models.',
+        ],
+      ]),
+    ],
     body: `<h1>Tankless water heaters: the complete guide</h1>
 <p>A tankless water heater heats water only when you open a tap, instead of keeping a storage tank hot all day. Tankless units are also called on-demand or instantaneous water heaters. For most households they cut water heating energy use by 24 to 34 percent compared with a standard tank.</p>
 <h2>What is a tankless water heater?</h2>
@@ -67,10 +75,18 @@ export const PAGES: PageSpec[] = [
   {
     url: 'https://www.flowpros.example/tankless-installation',
     title: 'Tankless Water Heater Installation in Denver | FlowPros',
-    jsonLd: [faqLd([
-      ['How long does tankless installation take?', 'Most tank-to-tankless conversions take one full day, including venting and gas work.'],
-      ['Is a tankless water heater worth it?', 'For households that use a lot of hot water, the energy savings and 20-year lifespan usually justify the higher upfront cost.'],
-    ])],
+    jsonLd: [
+      faqLd([
+        [
+          'How long does tankless installation take?',
+          'Most tank-to-tankless conversions take one full day, including venting and gas work.',
+        ],
+        [
+          'Is a tankless water heater worth it?',
+          'For households that use a lot of hot water, the energy savings and 20-year lifespan usually justify the higher upfront cost.',
+        ],
+      ]),
+    ],
     body: `<h1>Tankless water heater installation in Denver</h1>
 <p>FlowPros has installed more than 3,000 tankless water heaters across Denver since 2008. We handle permits, venting and gas line sizing. Switching to tankless is one of the most effective upgrades for a busy household.</p>
 <h2>Our tankless installation process</h2>
@@ -104,7 +120,9 @@ export const PAGES: PageSpec[] = [
   {
     url: 'https://forum.diyhome.example/t/tankless-worth-it/123',
     title: 'Is tankless worth it? - DIY Home Forum',
-    jsonLd: [{ '@context': 'https://schema.org', '@type': 'DiscussionForumPosting', headline: 'Is tankless worth it?' }],
+    jsonLd: [
+      { '@context': 'https://schema.org', '@type': 'DiscussionForumPosting', headline: 'Is tankless worth it?' },
+    ],
     body: `<h1>Is tankless worth it?</h1>
 <div class="post"><p>I think tankless is totally worth it. We installed a Rinnai last year and love it.</p></div>
 <div class="post"><p>Thanks, that helps a lot!</p></div>
@@ -158,20 +176,35 @@ export const PAGES: PageSpec[] = [
 /** Fills the structural fields from the fixture HTML when extract() left them empty (the extractor in progress). */
 export function withStructure(ex: Extraction, source: string): Extraction {
   if (ex.headings.length > 0 || ex.paragraphs.length > 0) return ex;
-  const text = (s: string): string => s.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
+  const text = (s: string): string =>
+    s
+      .replace(/<[^>]+>/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
   const headings = [...source.matchAll(/<h([1-6])[^>]*>([\s\S]*?)<\/h\1>/g)]
     .map((m) => ({ level: Number(m[1]), text: text(m[2] ?? '') }))
     .filter((h) => h.text !== 'Newsletter');
-  const paragraphs = [...source.matchAll(/<p>([\s\S]*?)<\/p>/g)].map((m) => text(m[1] ?? '')).filter((p) => ex.mainText.includes(p));
+  const paragraphs = [...source.matchAll(/<p>([\s\S]*?)<\/p>/g)]
+    .map((m) => text(m[1] ?? ''))
+    .filter((p) => ex.mainText.includes(p));
   const lists = [...source.matchAll(/<(ul|ol)>([\s\S]*?)<\/\1>/g)].map((m) => ({
     ordered: m[1] === 'ol',
     items: [...(m[2] ?? '').matchAll(/<li>([\s\S]*?)<\/li>/g)].map((li) => text(li[1] ?? '')),
   }));
   const tables = [...source.matchAll(/<table>([\s\S]*?)<\/table>/g)].map((m) => {
-    const rows = [...(m[1] ?? '').matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((r) => [...(r[1] ?? '').matchAll(/<t[hd]>([\s\S]*?)<\/t[hd]>/g)].map((c) => text(c[1] ?? '')));
+    const rows = [...(m[1] ?? '').matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((r) =>
+      [...(r[1] ?? '').matchAll(/<t[hd]>([\s\S]*?)<\/t[hd]>/g)].map((c) => text(c[1] ?? '')),
+    );
     return { headers: rows[0] ?? [], rows: rows.slice(1) };
   });
-  return { ...ex, h1: headings.find((h) => h.level === 1)?.text ?? '', headings: headings.filter((h) => h.level > 1), paragraphs, lists, tables };
+  return {
+    ...ex,
+    h1: headings.find((h) => h.level === 1)?.text ?? '',
+    headings: headings.filter((h) => h.level > 1),
+    paragraphs,
+    lists,
+    tables,
+  };
 }
 
 /** The research: every page through extract(); `structured` also fills the structural fields. */
@@ -182,8 +215,14 @@ export function buildResearch(options: { structured?: boolean; pages?: PageSpec[
     let extraction = extract(source, { url: p.url });
     if (options.structured) extraction = withStructure(extraction, source);
     return {
-      id: i + 1, url: p.url, title: extraction.title || p.title, platform: 'organic', position: i + 1,
-      contentHash: contentHash(source), wordCount: extraction.wordCount, extraction,
+      id: i + 1,
+      url: p.url,
+      title: extraction.title || p.title,
+      platform: 'organic',
+      position: i + 1,
+      contentHash: contentHash(source),
+      wordCount: extraction.wordCount,
+      extraction,
     };
   });
   return { query: 'tankless water heater', searches: [], sources, skipped: [], imported: null };
@@ -206,9 +245,20 @@ export const CLIENT: ClientContext = {
 /** A request with defaults; override what a test varies. */
 export function request(overrides: Partial<ContentRequest> = {}): ContentRequest {
   return {
-    topic: 'tankless water heater', intent: 'educate', language: 'en', location: 'United States', tone: 'clear_practical',
-    customInstructions: null, wordCountTarget: 1200, projectMode: 'new', pageContract: 'article', sourceUrl: null,
-    researchPlatforms: ['organic'], draftBody: null, context: null, ...overrides,
+    topic: 'tankless water heater',
+    intent: 'educate',
+    language: 'en',
+    location: 'United States',
+    tone: 'clear_practical',
+    customInstructions: null,
+    wordCountTarget: 1200,
+    projectMode: 'new',
+    pageContract: 'article',
+    sourceUrl: null,
+    researchPlatforms: ['organic'],
+    draftBody: null,
+    context: null,
+    ...overrides,
   };
 }
 
@@ -219,5 +269,7 @@ export function isQuoted(research: Research, client: ClientContext, text: string
   if (research.imported && url === research.imported.url) return norm(research.imported.markdown).includes(text);
   const s = research.sources.find((x) => x.url === url);
   if (!s) return false;
-  return norm([s.extraction.mainText, ...s.extraction.structuredData.faq.map((f) => f.answer)].join('\n')).includes(text);
+  return norm([s.extraction.mainText, ...s.extraction.structuredData.faq.map((f) => f.answer)].join('\n')).includes(
+    text,
+  );
 }

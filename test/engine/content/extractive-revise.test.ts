@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createAnalysis } from '../../../src/engine/analysis/analysis.ts';
 import { countWords, createExtractiveWriter } from '../../../src/engine/content/extractive/index.ts';
-import type { Brief, ContentRequest, Draft, ImportedPage, Research, RevisionGoals } from '../../../src/engine/content/types.ts';
+import type {
+  Brief,
+  ContentRequest,
+  Draft,
+  ImportedPage,
+  Research,
+  RevisionGoals,
+} from '../../../src/engine/content/types.ts';
 import { buildResearch, CLIENT, isQuoted, request } from './extractive-fixtures.ts';
 
 const writer = createExtractiveWriter({ analyzer: createAnalysis().analyzer });
@@ -13,18 +20,39 @@ async function run(req: ContentRequest, research: Research = RESEARCH): Promise<
   return { brief, draft: await writer.draft({ ...input, brief }) };
 }
 
-const goals = (g: Partial<RevisionGoals>): RevisionGoals => ({ missingTerms: [], underusedTerms: [], recommendations: [], score: 40, targetScore: 70, ...g });
+const goals = (g: Partial<RevisionGoals>): RevisionGoals => ({
+  missingTerms: [],
+  underusedTerms: [],
+  recommendations: [],
+  score: 40,
+  targetScore: 70,
+  ...g,
+});
 const has = (markdown: string, term: string): boolean => markdown.toLowerCase().includes(term.toLowerCase());
 const listed = (markdown: string): Map<string, number> =>
-  new Map([...markdown.slice(markdown.indexOf('\n## Sources')).matchAll(/^(\d+)\. \[[^\]]*\]\(<?([^)>]+)>?\)$/gm)].map((m) => [m[2] ?? '', Number(m[1])]));
+  new Map(
+    [...markdown.slice(markdown.indexOf('\n## Sources')).matchAll(/^(\d+)\. \[[^\]]*\]\(<?([^)>]+)>?\)$/gm)].map(
+      (m) => [m[2] ?? '', Number(m[1])],
+    ),
+  );
 
 describe('extractive revise', () => {
   it('adds cited sentences for missing terms, keeps every line and stays within +15%', async () => {
     const req = request({ wordCountTarget: 600 });
     const { brief, draft } = await run(req);
-    const wanted = ['condensate', 'water softener', 'recirculation pump', 'isolation valves', 'point-of-use'].filter((t) => !has(draft.markdown, t));
+    const wanted = ['condensate', 'water softener', 'recirculation pump', 'isolation valves', 'point-of-use'].filter(
+      (t) => !has(draft.markdown, t),
+    );
     expect(wanted.length).toBeGreaterThanOrEqual(3);
-    const revised = await writer.revise({ request: req, client: CLIENT, research: RESEARCH, idempotencyKey: 'k', brief, draft, goals: goals({ missingTerms: wanted }) });
+    const revised = await writer.revise({
+      request: req,
+      client: CLIENT,
+      research: RESEARCH,
+      idempotencyKey: 'k',
+      brief,
+      draft,
+      goals: goals({ missingTerms: wanted }),
+    });
     const before = wanted.filter((t) => has(draft.markdown, t)).length;
     const after = wanted.filter((t) => has(revised.markdown, t)).length;
     expect(after).toBeGreaterThan(before);
@@ -45,7 +73,12 @@ describe('extractive revise', () => {
     const req = request({ wordCountTarget: 600 });
     const { brief, draft } = await run(req);
     const revised = await writer.revise({
-      request: req, client: CLIENT, research: RESEARCH, idempotencyKey: 'k', brief, draft,
+      request: req,
+      client: CLIENT,
+      research: RESEARCH,
+      idempotencyKey: 'k',
+      brief,
+      draft,
       goals: goals({ missingTerms: ['solar water heater', 'rebates', 'heat pump dryer'] }),
     });
     expect(revised.markdown).toBe(draft.markdown);
@@ -54,16 +87,37 @@ describe('extractive revise', () => {
   it('adds an FAQ section when asked and fixes an H1 without the keyword', async () => {
     const req = request({ wordCountTarget: 900 });
     const { brief } = await run(req);
-    const bare: Brief = { ...brief, outline: brief.outline.filter((o) => o.heading !== 'Frequently asked questions'), faqs: [] };
-    const draft = await writer.draft({ request: req, client: CLIENT, research: RESEARCH, idempotencyKey: 'k', brief: bare });
+    const bare: Brief = {
+      ...brief,
+      outline: brief.outline.filter((o) => o.heading !== 'Frequently asked questions'),
+      faqs: [],
+    };
+    const draft = await writer.draft({
+      request: req,
+      client: CLIENT,
+      research: RESEARCH,
+      idempotencyKey: 'k',
+      brief: bare,
+    });
     expect(draft.markdown).not.toContain('## Frequently asked questions');
     const renamed = { ...draft, markdown: draft.markdown.replace(/^# .*$/m, '# A guide to hot water') };
     const revised = await writer.revise({
-      request: req, client: CLIENT, research: RESEARCH, idempotencyKey: 'k', brief, draft: renamed,
-      goals: goals({ recommendations: ['Add an FAQ section (with FAQPage structured data) answering the questions ranking pages answer.'] }),
+      request: req,
+      client: CLIENT,
+      research: RESEARCH,
+      idempotencyKey: 'k',
+      brief,
+      draft: renamed,
+      goals: goals({
+        recommendations: [
+          'Add an FAQ section (with FAQPage structured data) answering the questions ranking pages answer.',
+        ],
+      }),
     });
     expect(revised.markdown).toMatch(/^## Frequently asked questions\n\n### .+\?\n\n.+ \[\d+\]$/m);
-    expect(revised.markdown.indexOf('## Frequently asked questions')).toBeLessThan(revised.markdown.indexOf('## Sources'));
+    expect(revised.markdown.indexOf('## Frequently asked questions')).toBeLessThan(
+      revised.markdown.indexOf('## Sources'),
+    );
     expect(revised.markdown).toMatch(/^# .*Tankless Water Heater/m);
     expect(revised.sentences.some((s) => s.section === 'Frequently asked questions')).toBe(true);
   });
@@ -71,7 +125,15 @@ describe('extractive revise', () => {
   it('is deterministic', async () => {
     const req = request({ wordCountTarget: 600 });
     const { brief, draft } = await run(req);
-    const input = { request: req, client: CLIENT, research: RESEARCH, idempotencyKey: 'k', brief, draft, goals: goals({ underusedTerms: ['flow rate', 'venting'] }) };
+    const input = {
+      request: req,
+      client: CLIENT,
+      research: RESEARCH,
+      idempotencyKey: 'k',
+      brief,
+      draft,
+      goals: goals({ underusedTerms: ['flow rate', 'venting'] }),
+    };
     const a = await writer.revise(input);
     const b = await writer.revise(input);
     expect(a.markdown).toBe(b.markdown);
@@ -119,7 +181,8 @@ describe('extractive optimize mode', () => {
       'It also frees up space in your garage.',
       '- Endless hot water for back-to-back showers',
       'Call us to schedule a free assessment of your home.',
-    ]) expect(draft.markdown).toContain(`${text} [${n}]`);
+    ])
+      expect(draft.markdown).toContain(`${text} [${n}]`);
     expect(draft.markdown).not.toMatch(/solar water heater/i);
     const headings = brief.outline.map((o) => o.heading);
     expect(headings.slice(0, 2)).toEqual(['Introduction', 'Why go tankless']);

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { emptyExtraction } from '../../../src/engine/analysis/extract/index.ts';
-import { brandLabel, createBrandMatcher, createTopicMatcher } from '../../../src/engine/content/extractive/exclusion.ts';
+import {
+  brandLabel,
+  createBrandMatcher,
+  createTopicMatcher,
+} from '../../../src/engine/content/extractive/exclusion.ts';
 import { countWords } from '../../../src/engine/content/extractive/index.ts';
 import { slugify } from '../../../src/engine/content/extractive/seo.ts';
 import { createSentenceSplitter, rejectReason } from '../../../src/engine/content/extractive/sentences.ts';
@@ -10,9 +14,22 @@ import { stemEn, trimAtWord } from '../../../src/engine/content/extractive/text.
 describe('countWords', () => {
   it('counts body words only: no Sources section, citation markers, link targets or markdown syntax', () => {
     const md = [
-      '# Tankless heaters', '', 'One two three. [1] Four, five [2]', '', '- item six [3]', '1. seven eight', '',
-      'See [the guide](https://example.com/a-long-url) here.', '', '![alt text](img.png)', '',
-      '## Sources', '', '1. [Source one](https://a.example)', '', '_Extractive draft: not counted._',
+      '# Tankless heaters',
+      '',
+      'One two three. [1] Four, five [2]',
+      '',
+      '- item six [3]',
+      '1. seven eight',
+      '',
+      'See [the guide](https://example.com/a-long-url) here.',
+      '',
+      '![alt text](img.png)',
+      '',
+      '## Sources',
+      '',
+      '1. [Source one](https://a.example)',
+      '',
+      '_Extractive draft: not counted._',
     ].join('\n');
     // Tankless heaters (2) + 5 + item six (2) + seven eight (2) + See the guide here (4) = 15
     expect(countWords(md)).toBe(15);
@@ -27,7 +44,11 @@ describe('countWords', () => {
 describe('sentences', () => {
   const split = createSentenceSplitter('en');
   it('repairs abbreviations and quoted questions, keeps real ends', () => {
-    expect(split('Ask Dr. Smith about it. Not every drip needs a truck at 3 a.m. A leak is urgent. “Is it safe?” she asked. Yes.')).toEqual([
+    expect(
+      split(
+        'Ask Dr. Smith about it. Not every drip needs a truck at 3 a.m. A leak is urgent. “Is it safe?” she asked. Yes.',
+      ),
+    ).toEqual([
       'Ask Dr. Smith about it.',
       'Not every drip needs a truck at 3 a.m.',
       'A leak is urgent.',
@@ -41,7 +62,9 @@ describe('sentences', () => {
     expect(rejectReason('We use cookies to improve your experience on this site.', foreign)).toBe('boilerplate');
     expect(rejectReason('I think tankless is totally worth it for most homes.', foreign)).toBe('chatter');
     expect(rejectReason('Our plumbers handle permits, venting and gas line sizing.', foreign)).toBe('first_person');
-    expect(rejectReason('Our plumbers handle permits, venting and gas line sizing.', { item: false, foreign: false })).toBeNull();
+    expect(
+      rejectReason('Our plumbers handle permits, venting and gas line sizing.', { item: false, foreign: false }),
+    ).toBeNull();
     expect(rejectReason('Call (303) 555-0117 to talk to a plumber about your heater.', foreign)).toBe('promotion');
     expect(rejectReason('Family-owned and serving the whole metro area for decades.', foreign)).toBe('promotion');
     expect(rejectReason('“Great service, the crew was fast and very tidy.” – Mike D.', foreign)).toBe('testimonial');
@@ -82,20 +105,40 @@ describe('exclusion and brands', () => {
 
 describe('structure', () => {
   it('guesses headings and skips tables when the extractor gave no structure', () => {
-    const ex = { ...emptyExtraction(), mainText: [
-      'A guide to heaters', 'Heaters warm water for a home. They come in many sizes.', 'Prices in 2024\nService\nPrice\nFlush\n$175\nRepair\n$250',
-      'How they work', 'Cold water enters the unit and is heated.\nFirst item of a list\nSecond item of a list',
-    ].join('\n\n') };
+    const ex = {
+      ...emptyExtraction(),
+      mainText: [
+        'A guide to heaters',
+        'Heaters warm water for a home. They come in many sizes.',
+        'Prices in 2024\nService\nPrice\nFlush\n$175\nRepair\n$250',
+        'How they work',
+        'Cold water enters the unit and is heated.\nFirst item of a list\nSecond item of a list',
+      ].join('\n\n'),
+    };
     const blocks = readExtraction(ex);
-    expect(blocks.filter((b) => b.kind === 'heading').map((b) => [b.text, b.level])).toEqual([['A guide to heaters', 1], ['Prices in 2024', 2], ['How they work', 2]]);
+    expect(blocks.filter((b) => b.kind === 'heading').map((b) => [b.text, b.level])).toEqual([
+      ['A guide to heaters', 1],
+      ['Prices in 2024', 2],
+      ['How they work', 2],
+    ]);
     expect(blocks.some((b) => b.text === '$175')).toBe(false);
-    expect(blocks.filter((b) => b.kind === 'item').map((b) => b.text)).toEqual(['First item of a list', 'Second item of a list']);
+    expect(blocks.filter((b) => b.kind === 'item').map((b) => b.text)).toEqual([
+      'First item of a list',
+      'Second item of a list',
+    ]);
   });
 
   it('reads markdown: headings, items with continuations, paragraphs, raw tables', () => {
-    const blocks = readMarkdown('# Title\n\nPara one\ncontinues.\n\n- a item\n  more\n- b item\n\n| x | y |\n|---|---|\n\n## Next\n');
+    const blocks = readMarkdown(
+      '# Title\n\nPara one\ncontinues.\n\n- a item\n  more\n- b item\n\n| x | y |\n|---|---|\n\n## Next\n',
+    );
     expect(blocks.map((b) => [b.kind, b.text])).toEqual([
-      ['heading', 'Title'], ['paragraph', 'Para one continues.'], ['item', 'a item more'], ['item', 'b item'], ['raw', '| x | y |\n|---|---|'], ['heading', 'Next'],
+      ['heading', 'Title'],
+      ['paragraph', 'Para one continues.'],
+      ['item', 'a item more'],
+      ['item', 'b item'],
+      ['raw', '| x | y |\n|---|---|'],
+      ['heading', 'Next'],
     ]);
   });
 });

@@ -1,14 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { createAnalysis } from '../../../src/engine/analysis/analysis.ts';
 import { availableWords, countWords, createExtractiveWriter } from '../../../src/engine/content/extractive/index.ts';
-import type { Brief, ClientContext, ContentRequest, Draft, Intent, PageContract, Research } from '../../../src/engine/content/types.ts';
+import type {
+  Brief,
+  ClientContext,
+  ContentRequest,
+  Draft,
+  Intent,
+  PageContract,
+  Research,
+} from '../../../src/engine/content/types.ts';
 import { buildResearch, CLIENT, isQuoted, PAGES, request } from './extractive-fixtures.ts';
 
 const analysis = createAnalysis();
 const writer = createExtractiveWriter({ analyzer: analysis.analyzer });
 const RESEARCH = { plain: buildResearch(), structured: buildResearch({ structured: true }) };
 
-async function run(req: ContentRequest, research: Research = RESEARCH.structured, client: ClientContext = CLIENT): Promise<{ brief: Brief; draft: Draft }> {
+async function run(
+  req: ContentRequest,
+  research: Research = RESEARCH.structured,
+  client: ClientContext = CLIENT,
+): Promise<{ brief: Brief; draft: Draft }> {
   const input = { request: req, client, research, idempotencyKey: 'job-1:write' };
   const brief = await writer.brief(input);
   const draft = await writer.draft({ ...input, brief });
@@ -43,10 +55,16 @@ describe('extractive writer: citations', () => {
           expect(n, s.sourceUrl).toBeDefined();
           expect(draft.markdown).toContain(`${s.text} [${n}]`);
         }
-        for (const m of body(draft.markdown).matchAll(/\[(\d+)\]/g)) expect(Number(m[1])).toBeLessThanOrEqual(listed.size);
+        for (const m of body(draft.markdown).matchAll(/\[(\d+)\]/g))
+          expect(Number(m[1])).toBeLessThanOrEqual(listed.size);
         // Every prose line and list item of the body ends with a citation (the CTA lines aside).
         for (const line of body(draft.markdown).split('\n')) {
-          if (!line.trim() || line.startsWith('#') || /HeatRight|heatright\.example/.test(line) && !/\[\d+\]$/.test(line)) continue;
+          if (
+            !line.trim() ||
+            line.startsWith('#') ||
+            (/HeatRight|heatright\.example/.test(line) && !/\[\d+\]$/.test(line))
+          )
+            continue;
           expect(line, line).toMatch(/\[\d+\]$/);
         }
         expect(draft.markdown).toContain('_Extractive draft:');
@@ -122,7 +140,8 @@ describe('extractive writer: outline', () => {
 
   it('shapes sections by intent', async () => {
     // A short target leaves room for the intent's sections only.
-    const outline = async (intent: Intent): Promise<string[]> => (await run(request({ intent, wordCountTarget: 600 }))).brief.outline.map((o) => o.heading);
+    const outline = async (intent: Intent): Promise<string[]> =>
+      (await run(request({ intent, wordCountTarget: 600 }))).brief.outline.map((o) => o.heading);
     const educate = await outline('educate');
     const compete = await outline('compete');
     const discover = await outline('discover');
@@ -142,7 +161,8 @@ describe('extractive writer: outline', () => {
   it('lists 4 to 9 sections with points and sources, more for longer targets', async () => {
     const short = (await run(request({ wordCountTarget: 600 }))).brief.outline;
     const long = (await run(request({ wordCountTarget: 1500 }))).brief.outline;
-    const sections = (o: typeof short): number => o.filter((s) => s.heading !== 'Introduction' && s.heading !== 'Frequently asked questions').length;
+    const sections = (o: typeof short): number =>
+      o.filter((s) => s.heading !== 'Introduction' && s.heading !== 'Frequently asked questions').length;
     expect(sections(short)).toBeGreaterThanOrEqual(4);
     expect(sections(long)).toBeGreaterThan(sections(short));
     expect(sections(long)).toBeLessThanOrEqual(9);
@@ -156,7 +176,13 @@ describe('extractive writer: outline', () => {
     const req = request();
     const { brief } = await run(req);
     const outline = brief.outline.filter((o) => o.heading !== 'How to choose a tankless water heater').reverse();
-    const draft = await writer.draft({ request: req, client: CLIENT, research: RESEARCH.structured, idempotencyKey: 'k', brief: { ...brief, outline } });
+    const draft = await writer.draft({
+      request: req,
+      client: CLIENT,
+      research: RESEARCH.structured,
+      idempotencyKey: 'k',
+      brief: { ...brief, outline },
+    });
     const h2 = [...draft.markdown.matchAll(/^## (.+)$/gm)].map((m) => m[1]).filter((h) => h !== 'Sources');
     expect(h2).toEqual(outline.map((o) => o.heading).filter((h) => h !== 'Introduction'));
   });
@@ -168,10 +194,14 @@ describe('extractive writer: brief metadata and FAQs', () => {
     const byQuestion = new Map(brief.faqs.map((f) => [f.question, f]));
     expect(brief.faqs.length).toBeGreaterThan(2);
     expect(brief.faqs.length).toBeLessThanOrEqual(6);
-    expect(byQuestion.get('Is a tankless water heater worth it?')?.sourceUrl).toBe('https://www.flowpros.example/tankless-installation');
+    expect(byQuestion.get('Is a tankless water heater worth it?')?.sourceUrl).toBe(
+      'https://www.flowpros.example/tankless-installation',
+    );
     const heading = byQuestion.get('How long do tankless water heaters last?');
     expect(heading?.sourceUrl).toBe('https://blog.homewater.example/tankless-vs-tank');
-    expect(heading?.answer).toBe('A well-maintained tankless water heater lasts 20 years or more. Scale buildup is the main cause of early failure, so annual flushing matters more than the brand.');
+    expect(heading?.answer).toBe(
+      'A well-maintained tankless water heater lasts 20 years or more. Scale buildup is the main cause of early failure, so annual flushing matters more than the brand.',
+    );
     expect(new Set(brief.faqs.map((f) => f.question.toLowerCase())).size).toBe(brief.faqs.length);
     expect(draft.markdown).toMatch(/^## Frequently asked questions\n\n### /m);
   });
@@ -191,7 +221,9 @@ describe('extractive writer: brief metadata and FAQs', () => {
     }
     expect(service.title).toBe('Tankless Water Heater in Boulder County | HeatRight');
     expect(article.title).toBe('Tankless Water Heater: A Practical Guide');
-    const quoted = RESEARCH.structured.sources.some((s) => s.extraction.mainText.includes(article.metaDescription.replace(/…$/, '')));
+    const quoted = RESEARCH.structured.sources.some((s) =>
+      s.extraction.mainText.includes(article.metaDescription.replace(/…$/, '')),
+    );
     expect(quoted).toBe(true);
   });
 
@@ -219,7 +251,12 @@ describe('extractive writer: brief metadata and FAQs', () => {
 describe('extractive writer: language and determinism', () => {
   it('prefers sources in the request language', async () => {
     const en = (await run(request())).draft;
-    const de = (await run(request({ language: 'de', topic: 'Durchlauferhitzer' }), RESEARCH.structured, { ...CLIENT, knowledgeBase: null })).draft;
+    const de = (
+      await run(request({ language: 'de', topic: 'Durchlauferhitzer' }), RESEARCH.structured, {
+        ...CLIENT,
+        knowledgeBase: null,
+      })
+    ).draft;
     expect(de.markdown).toContain('## Häufig gestellte Fragen');
     expect(en.sentences.some((s) => s.sourceUrl?.includes('warmwasser'))).toBe(false);
     const cited = de.sentences.filter((s) => s.sourceUrl !== null);

@@ -7,7 +7,12 @@ import { BRIEF_JSON_SCHEMA } from '../../../src/engine/content/llm/schemas.ts';
 import type { ContentWriter } from '../../../src/engine/content/types.ts';
 import { RetryableError } from '../../../src/engine/runner/types.ts';
 import { createAnthropicWriter } from '../../../src/providers/writer/anthropic.ts';
-import { startFakeAnthropic, type FakeAnthropic, type MessagesBody, type MessagesReply } from '../../helpers/fake-providers/anthropic.ts';
+import {
+  startFakeAnthropic,
+  type FakeAnthropic,
+  type MessagesBody,
+  type MessagesReply,
+} from '../../helpers/fake-providers/anthropic.ts';
 import { recordingSleep } from '../../helpers/fake-providers/server.ts';
 import { BRIEF, CLIENT, CONTEXT, CUSTOM_INSTRUCTIONS, input, pageOf, SOURCES } from './llm-writer-fixtures.ts';
 
@@ -26,7 +31,13 @@ beforeEach(() => {
 });
 
 function contentWriter(): ContentWriter {
-  const w = createAnthropicWriter({ apiKey: fake.apiKey, baseUrl: fake.baseUrl, model: 'claude-sonnet-4-5', sleep: recordingSleep().sleep, maxAttempts: 2 });
+  const w = createAnthropicWriter({
+    apiKey: fake.apiKey,
+    baseUrl: fake.baseUrl,
+    model: 'claude-sonnet-4-5',
+    sleep: recordingSleep().sleep,
+    maxAttempts: 2,
+  });
   return createLlmContentWriter({ writer: w, analyzer });
 }
 
@@ -38,23 +49,42 @@ function script(...replies: MessagesReply[]) {
   fake.setReply(() => replies[Math.min(i++, replies.length - 1)]!);
 }
 const text = (t: string): MessagesReply => ({ stop_reason: 'end_turn', content: [{ type: 'text', text: t }] });
-const tool = (input: unknown): MessagesReply => ({ stop_reason: 'tool_use', content: [{ type: 'tool_use', id: 'toolu_1', name: 'content_brief', input }] });
+const tool = (input: unknown): MessagesReply => ({
+  stop_reason: 'tool_use',
+  content: [{ type: 'tool_use', id: 'toolu_1', name: 'content_brief', input }],
+});
 
 describe('LLM content writer over the Anthropic adapter', () => {
   it('asks for the brief through one forced tool, with the client context in the top-level system prompt', async () => {
     script(
       tool({
         outline: [{ heading: 'Why taps leak', level: 2, points: ['Washers'], sources: [2] }],
-        seo: { title: 'Leaking tap repair', metaDescription: 'Fix it.', slug: 'leaking-tap', h1: 'Leaking tap repair', primaryKeyword: 'leaking tap', secondaryKeywords: [] },
+        seo: {
+          title: 'Leaking tap repair',
+          metaDescription: 'Fix it.',
+          slug: 'leaking-tap',
+          h1: 'Leaking tap repair',
+          primaryKeyword: 'leaking tap',
+          secondaryKeywords: [],
+        },
         faqs: [{ question: 'Why?', answer: 'A worn washer.', source: 3 }],
       }),
     );
     const brief = await contentWriter().brief(input());
     const body = fake.bodies()[0]!;
-    expect(body.tools).toEqual([{ name: 'content_brief', description: expect.any(String), input_schema: BRIEF_JSON_SCHEMA }]);
+    expect(body.tools).toEqual([
+      { name: 'content_brief', description: expect.any(String), input_schema: BRIEF_JSON_SCHEMA },
+    ]);
     expect(body.tool_choice).toEqual({ type: 'tool', name: 'content_brief' });
     const sys = String(body.system);
-    for (const part of [CLIENT.brandVoice!, CLIENT.knowledgeBase!, CUSTOM_INSTRUCTIONS.trim(), CONTEXT, TONE_GUIDANCE.friendly_simple.text, INTENT_GUIDANCE.convert]) {
+    for (const part of [
+      CLIENT.brandVoice!,
+      CLIENT.knowledgeBase!,
+      CUSTOM_INSTRUCTIONS.trim(),
+      CONTEXT,
+      TONE_GUIDANCE.friendly_simple.text,
+      INTENT_GUIDANCE.convert,
+    ]) {
       expect(sys).toContain(part);
     }
     expect(sys).toContain('Write everything in English (United Kingdom) (en-GB)');

@@ -1,6 +1,13 @@
 /** Shared inputs of the LLM writer tests: a client with every kind of context, researched sources, a brief. */
 import type { Extraction } from '../../../src/engine/analysis/extract/types.ts';
-import type { Brief, ClientContext, ContentRequest, Research, ResearchSource, WritingInput } from '../../../src/engine/content/types.ts';
+import type {
+  Brief,
+  ClientContext,
+  ContentRequest,
+  Research,
+  ResearchSource,
+  WritingInput,
+} from '../../../src/engine/content/types.ts';
 
 export const CLIENT: ClientContext = {
   name: 'Acme Plumbing',
@@ -31,7 +38,10 @@ export const REQUEST: ContentRequest = {
 };
 
 function extraction(title: string, headings: string[], paragraphs: string[]): Extraction {
-  const mainText = headings.flatMap((h, i) => [h, paragraphs[i] ?? '']).concat(paragraphs.slice(headings.length)).join('\n');
+  const mainText = headings
+    .flatMap((h, i) => [h, paragraphs[i] ?? ''])
+    .concat(paragraphs.slice(headings.length))
+    .join('\n');
   return {
     title,
     metaDescription: '',
@@ -51,24 +61,57 @@ function extraction(title: string, headings: string[], paragraphs: string[]): Ex
 }
 
 /** A researched page; its citation number is its position in the list. */
-export function source(id: number, url: string, title: string, headings: string[], paragraphs: string[]): ResearchSource {
+export function source(
+  id: number,
+  url: string,
+  title: string,
+  headings: string[],
+  paragraphs: string[],
+): ResearchSource {
   const e = extraction(title, headings, paragraphs);
-  return { id, url, title, platform: 'organic', position: id, contentHash: `sha256:${id}`, wordCount: e.wordCount, extraction: e };
+  return {
+    id,
+    url,
+    title,
+    platform: 'organic',
+    position: id,
+    contentHash: `sha256:${id}`,
+    wordCount: e.wordCount,
+    extraction: e,
+  };
 }
 
 export const SOURCES: ResearchSource[] = [
-  source(1, 'https://taps.example/fix-leaking-tap', 'How to fix a leaking tap', ['Why taps leak', 'Replacing the washer'], [
-    'A leaking tap is usually caused by a worn washer or a damaged O-ring. A tap dripping once a second wastes about 5,500 litres of water a year. Turn off the isolation valve before you start.',
-    'Unscrew the tap head with an adjustable spanner and replace the rubber washer. A new washer costs less than a pound at most hardware shops. Some firms charge hidden fees for call-outs.',
-  ]),
-  source(2, 'https://water.example/dripping-tap-guide', 'Dripping tap guide', ['Ceramic disc taps', 'When to call a plumber'], [
-    'Modern mixer taps use a ceramic disc cartridge instead of a washer. A faulty cartridge must be replaced with one of the same size. Always turn off the isolation valve and open the tap to drain it.',
-    'Call a plumber if the tap body is cracked or the leak comes from the pipe. A worn washer and a damaged O-ring are the most common faults.',
-  ]),
-  source(3, 'https://diy.example/leaky-tap', 'Leaky tap repair', ['Tools you need'], [
-    'You need an adjustable spanner, a screwdriver, a replacement washer and a new O-ring. Most repairs take under 30 minutes. Brand X sells washer kits in every size.',
-    'If the tap still drips after a new washer, the valve seat may be worn and need regrinding. The isolation valve is usually under the sink.',
-  ]),
+  source(
+    1,
+    'https://taps.example/fix-leaking-tap',
+    'How to fix a leaking tap',
+    ['Why taps leak', 'Replacing the washer'],
+    [
+      'A leaking tap is usually caused by a worn washer or a damaged O-ring. A tap dripping once a second wastes about 5,500 litres of water a year. Turn off the isolation valve before you start.',
+      'Unscrew the tap head with an adjustable spanner and replace the rubber washer. A new washer costs less than a pound at most hardware shops. Some firms charge hidden fees for call-outs.',
+    ],
+  ),
+  source(
+    2,
+    'https://water.example/dripping-tap-guide',
+    'Dripping tap guide',
+    ['Ceramic disc taps', 'When to call a plumber'],
+    [
+      'Modern mixer taps use a ceramic disc cartridge instead of a washer. A faulty cartridge must be replaced with one of the same size. Always turn off the isolation valve and open the tap to drain it.',
+      'Call a plumber if the tap body is cracked or the leak comes from the pipe. A worn washer and a damaged O-ring are the most common faults.',
+    ],
+  ),
+  source(
+    3,
+    'https://diy.example/leaky-tap',
+    'Leaky tap repair',
+    ['Tools you need'],
+    [
+      'You need an adjustable spanner, a screwdriver, a replacement washer and a new O-ring. Most repairs take under 30 minutes. Brand X sells washer kits in every size.',
+      'If the tap still drips after a new washer, the valve seat may be worn and need regrinding. The isolation valve is usually under the sink.',
+    ],
+  ),
 ];
 
 export const RESEARCH: Research = { query: REQUEST.topic, searches: [], sources: SOURCES, skipped: [], imported: null };
@@ -80,8 +123,18 @@ export function input(over: Partial<WritingInput> = {}, request: Partial<Content
 export const BRIEF: Brief = {
   outline: [
     { heading: 'Why taps leak', level: 2, points: ['Worn washers and O-rings'], sources: [1, 2] },
-    { heading: 'Fixing it yourself', level: 2, points: ['Isolation valve first', 'Replace the washer'], sources: [1, 3] },
-    { heading: 'When to call Acme Plumbing', level: 2, points: ['Cracked tap bodies', 'Our service area'], sources: [2] },
+    {
+      heading: 'Fixing it yourself',
+      level: 2,
+      points: ['Isolation valve first', 'Replace the washer'],
+      sources: [1, 3],
+    },
+    {
+      heading: 'When to call Acme Plumbing',
+      level: 2,
+      points: ['Cracked tap bodies', 'Our service area'],
+      sources: [2],
+    },
   ],
   seoMetadata: {
     title: 'Leaking tap repair in Leeds',

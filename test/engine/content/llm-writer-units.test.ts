@@ -11,7 +11,8 @@ const ctx = { sources: SOURCES, h1: 'Fallback H1', language: 'en', mentionsExclu
 
 describe('countWords', () => {
   it('counts the body without the Sources list, citation markers, link targets or syntax', () => {
-    const md = "# Fix a tap\n\nDon't panic [1][2]: see [the guide](https://x.example/a-b-c) and e-mail us.\n\n- Step one [3]\n\n## Sources\n\n- [1] [A long source title here](https://a.example)";
+    const md =
+      "# Fix a tap\n\nDon't panic [1][2]: see [the guide](https://x.example/a-b-c) and e-mail us.\n\n- Step one [3]\n\n## Sources\n\n- [1] [A long source title here](https://a.example)";
     expect(countWords(md)).toBe(13);
   });
   it('counts words of scripts written without spaces with Intl.Segmenter', () => {
@@ -47,7 +48,9 @@ describe('language names', () => {
 
 describe('brief helpers', () => {
   it('clamps at a word boundary and slugifies across scripts', () => {
-    expect(clamp('Leaking tap repair in Leeds for landlords and homeowners alike today', 30)).toBe('Leaking tap repair in Leeds');
+    expect(clamp('Leaking tap repair in Leeds for landlords and homeowners alike today', 30)).toBe(
+      'Leaking tap repair in Leeds',
+    );
     expect(slugify('Wasserhahn tropft – Was tun?')).toBe('wasserhahn-tropft-was-tun');
     expect(slugify('Café crème')).toBe('cafe-creme');
     expect(slugify('蛇口 修理')).toBe('蛇口-修理');
@@ -57,16 +60,23 @@ describe('brief helpers', () => {
 describe('sentences and citations', () => {
   it('keep markers with the sentence they follow', () => {
     expect(splitSentences('One fact. [2] Next one [1]. Last.')).toEqual(['One fact.[2]', 'Next one [1].', 'Last.']);
-    expect(normalizeCitations('Fact.[2] More [1–3] and [^1]; bad [0] [12]. See [link](https://x) [2](https://y).', 3)).toBe(
-      'Fact [2]. More [1][2][3] and [1]; bad. See [link](https://x) [2](https://y).',
-    );
+    expect(
+      normalizeCitations('Fact.[2] More [1–3] and [^1]; bad [0] [12]. See [link](https://x) [2](https://y).', 3),
+    ).toBe('Fact [2]. More [1][2][3] and [1]; bad. See [link](https://x) [2](https://y).');
   });
 });
 
 describe('finishDraft', () => {
   it('unwraps a fenced answer, drops a preamble, adds the missing H1 and keeps lists tight', () => {
-    const d = finishDraft('```markdown\nIntro text without heading [1].\n\n- a [2]\n- b\n  continued\n\n1. first\n2. second\n```', ctx);
-    expect(d.markdown.startsWith('# Fallback H1\n\nIntro text without heading [1].\n\n- a [2]\n- b continued\n\n1. first\n2. second')).toBe(true);
+    const d = finishDraft(
+      '```markdown\nIntro text without heading [1].\n\n- a [2]\n- b\n  continued\n\n1. first\n2. second\n```',
+      ctx,
+    );
+    expect(
+      d.markdown.startsWith(
+        '# Fallback H1\n\nIntro text without heading [1].\n\n- a [2]\n- b continued\n\n1. first\n2. second',
+      ),
+    ).toBe(true);
     expect(d.sentences.map((s) => [s.text, s.section])).toEqual([
       ['Intro text without heading.', 'Fallback H1'],
       ['a', 'Fallback H1'],
@@ -79,8 +89,13 @@ describe('finishDraft', () => {
   });
 
   it('drops a localised references section and an excluded H1, keeping code blocks', () => {
-    const d = finishDraft('# All about hidden fees\n\n## Intro\n\nText [1].\n\n```\ncode line\n```\n\n## Quellen\n\n- x', ctx);
-    expect(d.markdown).toBe(`# Fallback H1\n\n## Intro\n\nText [1].\n\n\`\`\`\ncode line\n\`\`\`\n\n## Sources\n\n- [1] [How to fix a leaking tap](${SOURCES[0]!.url})\n`);
+    const d = finishDraft(
+      '# All about hidden fees\n\n## Intro\n\nText [1].\n\n```\ncode line\n```\n\n## Quellen\n\n- x',
+      ctx,
+    );
+    expect(d.markdown).toBe(
+      `# Fallback H1\n\n## Intro\n\nText [1].\n\n\`\`\`\ncode line\n\`\`\`\n\n## Sources\n\n- [1] [How to fix a leaking tap](${SOURCES[0]!.url})\n`,
+    );
     expect(d.wordCount).toBe(6);
   });
 });

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTermAnalyzer } from '../../../src/engine/analysis/terms/index.ts';
 import type { TermAnalyzer } from '../../../src/engine/analysis/terms/types.ts';
-import { createLlmContentWriter, countWords, estimateTokens, PROMPT_TOKEN_BUDGET } from '../../../src/engine/content/llm/index.ts';
+import {
+  createLlmContentWriter,
+  countWords,
+  estimateTokens,
+  PROMPT_TOKEN_BUDGET,
+} from '../../../src/engine/content/llm/index.ts';
 import { contractGuidance, INTENT_GUIDANCE, TONE_GUIDANCE } from '../../../src/engine/content/llm/guidance.ts';
 import { BRIEF_JSON_SCHEMA } from '../../../src/engine/content/llm/schemas.ts';
 import type { ContentWriter } from '../../../src/engine/content/types.ts';
@@ -9,7 +14,18 @@ import { RetryableError } from '../../../src/engine/runner/types.ts';
 import { createOpenAiWriter } from '../../../src/providers/writer/openai.ts';
 import { lastUserText, startFakeOpenAi, type ChatBody, type FakeOpenAi } from '../../helpers/fake-providers/openai.ts';
 import { recordingSleep } from '../../helpers/fake-providers/server.ts';
-import { BRIEF, CLIENT, CONTEXT, CUSTOM_INSTRUCTIONS, input, pageOf, RESEARCH, REQUEST, source, SOURCES } from './llm-writer-fixtures.ts';
+import {
+  BRIEF,
+  CLIENT,
+  CONTEXT,
+  CUSTOM_INSTRUCTIONS,
+  input,
+  pageOf,
+  RESEARCH,
+  REQUEST,
+  source,
+  SOURCES,
+} from './llm-writer-fixtures.ts';
 
 let fake: FakeOpenAi;
 let analyzer: TermAnalyzer;
@@ -26,7 +42,13 @@ beforeEach(() => {
 });
 
 function contentWriter(): ContentWriter {
-  const w = createOpenAiWriter({ apiKey: fake.apiKey!, baseUrl: fake.baseUrl, model: 'gpt-4o-mini', sleep: recordingSleep().sleep, maxAttempts: 2 });
+  const w = createOpenAiWriter({
+    apiKey: fake.apiKey!,
+    baseUrl: fake.baseUrl,
+    model: 'gpt-4o-mini',
+    sleep: recordingSleep().sleep,
+    maxAttempts: 2,
+  });
   return createLlmContentWriter({ writer: w, analyzer });
 }
 
@@ -44,7 +66,12 @@ const BRIEF_ANSWER = {
     { heading: 'Why taps leak', level: 2, points: ['Worn washers', 'Damaged O-rings'], sources: [1, 2, 7] },
     { heading: 'Ceramic disc cartridges', level: '3', points: ['Same-size replacement'], sources: ['2'] },
     { heading: 'Our hidden fees policy', level: 2, points: ['None'], sources: [] },
-    { heading: 'Book Acme Plumbing', level: 2, points: ['Call the Emergency Line', 'Mention Brand X kits'], sources: [] },
+    {
+      heading: 'Book Acme Plumbing',
+      level: 2,
+      points: ['Call the Emergency Line', 'Mention Brand X kits'],
+      sources: [],
+    },
   ],
   seo: {
     title: 'How to Fix a Leaking Tap in Leeds: Washers, O-Rings, Cartridges and When to Call Us',
@@ -85,7 +112,10 @@ describe('LLM content writer over the OpenAI-compatible adapter', () => {
     const writer = contentWriter();
     await writer.brief(input({}, { pageContract: 'article', intent: 'educate', tone: 'technical_precise' }));
     script(pageOf(300));
-    await writer.draft({ ...input({}, { pageContract: 'article', intent: 'educate', tone: 'technical_precise' }), brief: BRIEF });
+    await writer.draft({
+      ...input({}, { pageContract: 'article', intent: 'educate', tone: 'technical_precise' }),
+      brief: BRIEF,
+    });
     const [a, b] = fake.bodies();
     expect(system(a!)).toBe(system(b!));
     expect(system(a!)).toContain(contractGuidance('article', CLIENT, REQUEST.location));
@@ -109,7 +139,10 @@ describe('LLM content writer over the OpenAI-compatible adapter', () => {
     await contentWriter().brief(input());
     const body = fake.bodies()[0]!;
     expect(keys()).toEqual(['job1:brief']);
-    expect(body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'content_brief', schema: BRIEF_JSON_SCHEMA, strict: true } });
+    expect(body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'content_brief', schema: BRIEF_JSON_SCHEMA, strict: true },
+    });
     const strict = (s: unknown): void => {
       if (!s || typeof s !== 'object') return;
       const o = s as Record<string, unknown>;
@@ -133,8 +166,14 @@ describe('LLM content writer over the OpenAI-compatible adapter', () => {
   });
 
   it('keeps a large research set under the prompt budget', async () => {
-    const long = (i: number) => Array.from({ length: 150 }, (_, j) => `Leaking tap fact ${i}-${j}: a worn washer wastes ${j} litres of water every week in a dripping tap.`).join(' ');
-    const sources = Array.from({ length: 8 }, (_, i) => source(i + 1, `https://big${i}.example/tap`, `Big page ${i}`, ['Leaking tap'], [long(i), long(i + 100)]));
+    const long = (i: number) =>
+      Array.from(
+        { length: 150 },
+        (_, j) => `Leaking tap fact ${i}-${j}: a worn washer wastes ${j} litres of water every week in a dripping tap.`,
+      ).join(' ');
+    const sources = Array.from({ length: 8 }, (_, i) =>
+      source(i + 1, `https://big${i}.example/tap`, `Big page ${i}`, ['Leaking tap'], [long(i), long(i + 100)]),
+    );
     await contentWriter().brief(input({ research: { ...RESEARCH, sources } }));
     const body = fake.bodies()[0]!;
     const tokens = estimateTokens(system(body)) + estimateTokens(lastUserText(body));
@@ -171,7 +210,9 @@ describe('LLM content writer over the OpenAI-compatible adapter', () => {
 
   it('throws a RetryableError when the brief stays unreadable or has the wrong shape', async () => {
     script('Sure! Here is your brief: outline...');
-    const err = await contentWriter().brief(input()).catch((e: unknown) => e);
+    const err = await contentWriter()
+      .brief(input())
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RetryableError);
     expect((err as Error).message).toMatch(/could not be read/);
     expect(keys()).toEqual(['job1:brief', 'job1:brief:json-retry']);
@@ -181,7 +222,12 @@ describe('LLM content writer over the OpenAI-compatible adapter', () => {
     await expect(contentWriter().brief(input({ idempotencyKey: 'job2' }))).rejects.toBeInstanceOf(RetryableError);
 
     fake.reset();
-    script(JSON.stringify({ ...BRIEF_ANSWER, outline: [{ heading: 'All about hidden fees', level: 2, points: [], sources: [] }] }));
+    script(
+      JSON.stringify({
+        ...BRIEF_ANSWER,
+        outline: [{ heading: 'All about hidden fees', level: 2, points: [], sources: [] }],
+      }),
+    );
     await expect(contentWriter().brief(input({ idempotencyKey: 'job3' }))).rejects.toThrow(/usable outline/);
   });
 
@@ -258,7 +304,11 @@ describe('LLM content writer over the OpenAI-compatible adapter', () => {
       '1. made-up list the model wrote',
     ].join('\n\n');
     script(page);
-    const w = createLlmContentWriter({ writer: createOpenAiWriter({ apiKey: fake.apiKey!, baseUrl: fake.baseUrl, model: 'm' }), analyzer, maxLengthFixes: 0 });
+    const w = createLlmContentWriter({
+      writer: createOpenAiWriter({ apiKey: fake.apiKey!, baseUrl: fake.baseUrl, model: 'm' }),
+      analyzer,
+      maxLengthFixes: 0,
+    });
     const draft = await w.draft({ ...input(), brief: BRIEF });
     expect(draft.sentences).toEqual([
       { text: 'A dripping tap wastes water.', section: 'Leaking tap repair in Leeds', sourceUrl: SOURCES[0]!.url },
@@ -271,13 +321,29 @@ describe('LLM content writer over the OpenAI-compatible adapter', () => {
     expect(draft.markdown).toContain('Mixer taps use cartridges [2]. We love taps.');
     expect(draft.markdown).not.toContain('[9]');
     expect(draft.markdown).not.toContain('made-up list');
-    expect(draft.markdown.trimEnd().endsWith(
-      ['## Sources', '', `- [1] [How to fix a leaking tap](${SOURCES[0]!.url})`, `- [2] [Dripping tap guide](${SOURCES[1]!.url})`, `- [3] [Leaky tap repair](${SOURCES[2]!.url})`].join('\n'),
-    )).toBe(true);
+    expect(
+      draft.markdown
+        .trimEnd()
+        .endsWith(
+          [
+            '## Sources',
+            '',
+            `- [1] [How to fix a leaking tap](${SOURCES[0]!.url})`,
+            `- [2] [Dripping tap guide](${SOURCES[1]!.url})`,
+            `- [3] [Leaky tap repair](${SOURCES[2]!.url})`,
+          ].join('\n'),
+        ),
+    ).toBe(true);
   });
 
   it('gives the imported page as the starting draft in optimize mode', async () => {
-    const imported = { url: 'https://acme-plumbing.example/taps', title: 'Tap repairs', markdown: '# Tap repairs\n\n## Our tap service\n\nWe fix taps in Leeds.', wordCount: 9, contentHash: 'sha256:x' };
+    const imported = {
+      url: 'https://acme-plumbing.example/taps',
+      title: 'Tap repairs',
+      markdown: '# Tap repairs\n\n## Our tap service\n\nWe fix taps in Leeds.',
+      wordCount: 9,
+      contentHash: 'sha256:x',
+    };
     script(JSON.stringify(BRIEF_ANSWER), pageOf(300));
     const writer = contentWriter();
     const research = { ...RESEARCH, imported };
@@ -286,7 +352,7 @@ describe('LLM content writer over the OpenAI-compatible adapter', () => {
     const [brief, draft] = fake.bodies().map(lastUserText);
     expect(brief).toContain('Existing page to improve (https://acme-plumbing.example/taps, 9 words)');
     expect(brief).toContain('- Our tap service');
-    expect(draft).toContain('Starting draft: the client\'s current page (https://acme-plumbing.example/taps)');
+    expect(draft).toContain("Starting draft: the client's current page (https://acme-plumbing.example/taps)");
     expect(draft).toContain('keep what is accurate');
     expect(draft).toContain('never published to the live page');
     expect(draft).toContain('We fix taps in Leeds.');
@@ -299,7 +365,13 @@ describe('LLM content writer over the OpenAI-compatible adapter', () => {
       ...input(),
       brief: BRIEF,
       draft: current,
-      goals: { missingTerms: ['ceramic disc', 'Brand X cartridge'], underusedTerms: ['isolation valve'], recommendations: ['Add a step-by-step section.'], score: 54.5, targetScore: 70 },
+      goals: {
+        missingTerms: ['ceramic disc', 'Brand X cartridge'],
+        underusedTerms: ['isolation valve'],
+        recommendations: ['Add a step-by-step section.'],
+        score: 54.5,
+        targetScore: 70,
+      },
     });
     expect(keys()).toEqual(['job1:revise']);
     const user = lastUserText(fake.bodies()[0]!);

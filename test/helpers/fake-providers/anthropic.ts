@@ -50,7 +50,13 @@ export function webSearchTurn(prompt: string): MessagesReply {
     { url: 'https://beta.example/notes', title: 'Beta notes' },
     { url: 'https://gamma.example/uncited', title: 'Gamma (searched, not cited)' },
   ];
-  const cite = (i: number) => ({ type: 'web_search_result_location', url: results[i]?.url, title: results[i]?.title, encrypted_index: `enc${i}`, cited_text: `cited text ${i}` });
+  const cite = (i: number) => ({
+    type: 'web_search_result_location',
+    url: results[i]?.url,
+    title: results[i]?.title,
+    encrypted_index: `enc${i}`,
+    cited_text: `cited text ${i}`,
+  });
   return {
     stop_reason: 'end_turn',
     content: [
@@ -59,7 +65,13 @@ export function webSearchTurn(prompt: string): MessagesReply {
       {
         type: 'web_search_tool_result',
         tool_use_id: 'srvtoolu_fake1',
-        content: results.map((r) => ({ type: 'web_search_result', url: r.url, title: r.title, encrypted_content: 'enc', page_age: 'May 1, 2025' })),
+        content: results.map((r) => ({
+          type: 'web_search_result',
+          url: r.url,
+          title: r.title,
+          encrypted_content: 'enc',
+          page_age: 'May 1, 2025',
+        })),
       },
       { type: 'text', text: ' Alpha says one thing.', citations: [cite(0)] },
       { type: 'text', text: ' Beta adds another.', citations: [cite(1), cite(0)] },
@@ -68,13 +80,24 @@ export function webSearchTurn(prompt: string): MessagesReply {
 }
 
 function defaultReply(body: MessagesBody): MessagesReply {
-  const forced = body.tool_choice?.type === 'tool' ? body.tools?.find((t) => t.name === body.tool_choice?.name) : undefined;
-  if (forced) return { stop_reason: 'tool_use', content: [{ type: 'tool_use', id: 'toolu_fake1', name: forced.name, input: sampleFromSchema(forced.input_schema) }] };
-  if (body.tools?.some((t) => typeof t.type === 'string' && t.type.startsWith('web_search_'))) return webSearchTurn(firstUserText(body));
+  const forced =
+    body.tool_choice?.type === 'tool' ? body.tools?.find((t) => t.name === body.tool_choice?.name) : undefined;
+  if (forced)
+    return {
+      stop_reason: 'tool_use',
+      content: [
+        { type: 'tool_use', id: 'toolu_fake1', name: forced.name, input: sampleFromSchema(forced.input_schema) },
+      ],
+    };
+  if (body.tools?.some((t) => typeof t.type === 'string' && t.type.startsWith('web_search_')))
+    return webSearchTurn(firstUserText(body));
   return { stop_reason: 'end_turn', content: [{ type: 'text', text: `Echo: ${firstUserText(body).slice(0, 200)}` }] };
 }
 
-const invalid = (message: string) => ({ status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message } } });
+const invalid = (message: string) => ({
+  status: 400,
+  body: { type: 'error', error: { type: 'invalid_request_error', message } },
+});
 
 /** Starts a fake Anthropic Messages API on 127.0.0.1. */
 export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
@@ -84,19 +107,27 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   const server = await startFakeServer({
     keyOf: (req) => req.headers['idempotency-key'] ?? null,
     check(req) {
-      if (req.method !== 'POST' || req.path !== '/v1/messages') return { status: 404, body: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } };
-      if (req.headers['x-api-key'] !== apiKey) return { status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } };
+      if (req.method !== 'POST' || req.path !== '/v1/messages')
+        return { status: 404, body: { type: 'error', error: { type: 'not_found_error', message: 'Not found' } } };
+      if (req.headers['x-api-key'] !== apiKey)
+        return {
+          status: 401,
+          body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
+        };
       if (!req.headers['anthropic-version']) return invalid('anthropic-version: header is required');
       const body = req.body as MessagesBody | undefined;
       if (!body || typeof body.model !== 'string') return invalid('model: Field required');
       if (!Number.isInteger(body.max_tokens)) return invalid('max_tokens: Field required');
-      if (body.system !== undefined && typeof body.system !== 'string' && !Array.isArray(body.system)) return invalid('system: Input should be a valid string');
+      if (body.system !== undefined && typeof body.system !== 'string' && !Array.isArray(body.system))
+        return invalid('system: Input should be a valid string');
       const msgs = body.messages;
       if (!Array.isArray(msgs) || msgs.length === 0) return invalid('messages: at least one message is required');
-      if (msgs.some((m) => m.role !== 'user' && m.role !== 'assistant')) return invalid("messages: Unexpected role. Use the top-level 'system' parameter for a system prompt");
+      if (msgs.some((m) => m.role !== 'user' && m.role !== 'assistant'))
+        return invalid("messages: Unexpected role. Use the top-level 'system' parameter for a system prompt");
       if (msgs[0]?.role !== 'user') return invalid('messages: first message must use the "user" role');
       for (const t of body.tools ?? []) {
-        if (t.type === undefined && (!t.input_schema || t.input_schema.type !== 'object')) return invalid(`tools.${t.name}.input_schema.type: Input should be 'object'`);
+        if (t.type === undefined && (!t.input_schema || t.input_schema.type !== 'object'))
+          return invalid(`tools.${t.name}.input_schema.type: Input should be 'object'`);
       }
       if (body.tool_choice?.type === 'tool' && !body.tools?.some((t) => t.name === body.tool_choice?.name)) {
         return invalid(`tool_choice: tool '${body.tool_choice.name}' not found in tools`);

@@ -31,7 +31,11 @@ export interface FakeDataForSeo extends FakeServer {
   setTaskStatus(fn: DfsStatusFn | null): void;
 }
 
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 /** Google organic items as the Live Advanced endpoint returns them, echoing the keyword. */
 export function googleItems(task: DfsTask): unknown[] {
@@ -58,12 +62,29 @@ export function googleItems(task: DfsTask): unknown[] {
       rank_absolute: 3,
       position: 'left',
       items: [
-        { type: 'video_element', source: 'YouTube', title: `${kw} explained`, timestamp: '2025-01-10 00:00:00 +00:00', url: `https://www.youtube.com/watch?v=${s.slice(0, 6)}01` },
-        { type: 'video_element', source: 'Vimeo', title: `${kw} in 5 minutes`, timestamp: null, url: `https://vimeo.com/${s.length}02` },
+        {
+          type: 'video_element',
+          source: 'YouTube',
+          title: `${kw} explained`,
+          timestamp: '2025-01-10 00:00:00 +00:00',
+          url: `https://www.youtube.com/watch?v=${s.slice(0, 6)}01`,
+        },
+        {
+          type: 'video_element',
+          source: 'Vimeo',
+          title: `${kw} in 5 minutes`,
+          timestamp: null,
+          url: `https://vimeo.com/${s.length}02`,
+        },
       ],
     },
     organic(2, 4, 'beta.example'),
-    { type: 'people_also_ask', rank_group: 1, rank_absolute: 5, items: [{ type: 'people_also_ask_element', title: `What is ${kw}?` }] },
+    {
+      type: 'people_also_ask',
+      rank_group: 1,
+      rank_absolute: 5,
+      items: [{ type: 'people_also_ask_element', title: `What is ${kw}?` }],
+    },
     organic(3, 6, 'gamma.example'),
   ];
   if (task.load_async_ai_overview === true) {
@@ -79,12 +100,32 @@ export function googleItems(task: DfsTask): unknown[] {
           type: 'ai_overview_element',
           title: `About ${kw}`,
           text: `${kw} is covered by several guides.`,
-          references: [{ type: 'ai_overview_reference', source: 'Alpha', domain: 'www.alpha.example', url: `https://www.alpha.example/${s}-1`, title: `${kw} – guide 1` }],
+          references: [
+            {
+              type: 'ai_overview_reference',
+              source: 'Alpha',
+              domain: 'www.alpha.example',
+              url: `https://www.alpha.example/${s}-1`,
+              title: `${kw} – guide 1`,
+            },
+          ],
         },
       ],
       references: [
-        { type: 'ai_overview_reference', source: 'Delta Docs', domain: 'delta.example', url: `https://delta.example/${s}`, title: null },
-        { type: 'ai_overview_reference', source: 'Alpha', domain: 'www.alpha.example', url: `https://www.alpha.example/${s}-1`, title: `${kw} – guide 1` },
+        {
+          type: 'ai_overview_reference',
+          source: 'Delta Docs',
+          domain: 'delta.example',
+          url: `https://delta.example/${s}`,
+          title: null,
+        },
+        {
+          type: 'ai_overview_reference',
+          source: 'Alpha',
+          domain: 'www.alpha.example',
+          url: `https://www.alpha.example/${s}-1`,
+          title: `${kw} – guide 1`,
+        },
       ],
     });
   }
@@ -111,7 +152,16 @@ export function youtubeItems(task: DfsTask): unknown[] {
 const defaultItems: DfsItemsFn = (task, path) => (path === DFS_YOUTUBE ? youtubeItems(task) : googleItems(task));
 
 function envelope(status: number, message: string, tasks: unknown[]): unknown {
-  return { version: '0.1.20250526', status_code: status, status_message: message, time: '1.2 sec.', cost: 0, tasks_count: tasks.length, tasks_error: 0, tasks };
+  return {
+    version: '0.1.20250526',
+    status_code: status,
+    status_message: message,
+    time: '1.2 sec.',
+    cost: 0,
+    tasks_count: tasks.length,
+    tasks_error: 0,
+    tasks,
+  };
 }
 
 /** Starts a fake DataForSEO on 127.0.0.1. */
@@ -122,10 +172,23 @@ export async function startFakeDataForSeo(options: FakeDataForSeoOptions = {}): 
   let taskStatus: DfsStatusFn | null = options.taskStatus ?? null;
   const expectedAuth = `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
 
-  const taskOf = (req: RecordedRequest): DfsTask | null => (Array.isArray(req.body) && req.body.length === 1 && req.body[0] && typeof req.body[0] === 'object' ? (req.body[0] as DfsTask) : null);
+  const taskOf = (req: RecordedRequest): DfsTask | null =>
+    Array.isArray(req.body) && req.body.length === 1 && req.body[0] && typeof req.body[0] === 'object'
+      ? (req.body[0] as DfsTask)
+      : null;
   const taskError = (task: DfsTask, code: number, message: string): Reply => ({
     status: 200,
-    body: envelope(20000, 'Ok.', [{ id: 'task-error', status_code: code, status_message: message, cost: 0, result_count: 0, data: task, result: null }]),
+    body: envelope(20000, 'Ok.', [
+      {
+        id: 'task-error',
+        status_code: code,
+        status_message: message,
+        cost: 0,
+        result_count: 0,
+        data: task,
+        result: null,
+      },
+    ]),
   });
 
   const server = await startFakeServer({
@@ -135,19 +198,28 @@ export async function startFakeDataForSeo(options: FakeDataForSeoOptions = {}): 
     },
     check(req) {
       if (req.headers.authorization !== expectedAuth) {
-        return { status: 401, body: { status_code: 40100, status_message: 'You are not authorized to access this resource.' } };
+        return {
+          status: 401,
+          body: { status_code: 40100, status_message: 'You are not authorized to access this resource.' },
+        };
       }
       if (req.method !== 'POST' || (req.path !== DFS_GOOGLE && req.path !== DFS_YOUTUBE)) {
         return { status: 404, body: { status_code: 40400, status_message: 'Not Found.' } };
       }
-      if (!req.headers['content-type']?.startsWith('application/json')) return { status: 200, body: envelope(40501, 'Invalid Field: content type.', []) };
+      if (!req.headers['content-type']?.startsWith('application/json'))
+        return { status: 200, body: envelope(40501, 'Invalid Field: content type.', []) };
       const task = taskOf(req);
       if (!task) return { status: 200, body: envelope(40000, 'You can set only one task at a time.', []) };
       if (typeof task.keyword !== 'string' || !task.keyword) return taskError(task, 40501, "Invalid Field: 'keyword'.");
-      if (task.location_name === undefined && task.location_code === undefined && task.location_coordinate === undefined) {
+      if (
+        task.location_name === undefined &&
+        task.location_code === undefined &&
+        task.location_coordinate === undefined
+      ) {
         return taskError(task, 40501, "Invalid Field: 'location_name'.");
       }
-      if (task.language_code === undefined && task.language_name === undefined) return taskError(task, 40501, "Invalid Field: 'language_code'.");
+      if (task.language_code === undefined && task.language_name === undefined)
+        return taskError(task, 40501, "Invalid Field: 'language_code'.");
       return null;
     },
     answer(req) {
@@ -187,7 +259,9 @@ export async function startFakeDataForSeo(options: FakeDataForSeoOptions = {}): 
       };
     },
     faultBody: (status) =>
-      status === 429 ? { status_code: 40202, status_message: 'Rate-limit per minute exceeded.' } : { status_code: 50000, status_message: 'Internal Error.' },
+      status === 429
+        ? { status_code: 40202, status_message: 'Rate-limit per minute exceeded.' }
+        : { status_code: 50000, status_message: 'Internal Error.' },
   });
 
   return Object.assign(server, {

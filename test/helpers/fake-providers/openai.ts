@@ -10,7 +10,10 @@ import { sampleFromSchema, startFakeServer, type FakeServer, type RecordedReques
 export interface ChatBody {
   model?: string;
   messages?: Array<{ role?: string; content?: unknown }>;
-  response_format?: { type?: string; json_schema?: { name?: string; schema?: Record<string, unknown>; strict?: boolean } };
+  response_format?: {
+    type?: string;
+    json_schema?: { name?: string; schema?: Record<string, unknown>; strict?: boolean };
+  };
   web_search_options?: Record<string, unknown>;
   [key: string]: unknown;
 }
@@ -57,7 +60,10 @@ export function searchAnswer(prompt: string): ChatReply {
     const sentence = `Point ${i + 1} ${link}. `;
     const start = content.length + sentence.indexOf('(');
     content += sentence;
-    annotations.push({ type: 'url_citation', url_citation: { start_index: start, end_index: start + link.length, url: s.url, title: s.title } });
+    annotations.push({
+      type: 'url_citation',
+      url_citation: { start_index: start, end_index: start + link.length, url: s.url, title: s.title },
+    });
   }
   return { content: content.trim(), annotations };
 }
@@ -69,7 +75,13 @@ function defaultReply(body: ChatBody): ChatReply {
   return { content: `Echo: ${lastUserText(body).slice(0, 200)}` };
 }
 
-const error = (status: number, message: string, type: string, code: string | null = null, param: string | null = null) => ({
+const error = (
+  status: number,
+  message: string,
+  type: string,
+  code: string | null = null,
+  param: string | null = null,
+) => ({
   status,
   body: { error: { message, type, param, code } },
 });
@@ -82,28 +94,57 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
   const server = await startFakeServer({
     keyOf: (req) => req.headers['idempotency-key'] ?? null,
     check(req) {
-      if (req.method !== 'POST' || req.path !== '/v1/chat/completions') return error(404, 'Invalid URL', 'invalid_request_error');
+      if (req.method !== 'POST' || req.path !== '/v1/chat/completions')
+        return error(404, 'Invalid URL', 'invalid_request_error');
       if (apiKey !== null && req.headers.authorization !== `Bearer ${apiKey}`) {
         return error(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
       }
       const body = req.body as ChatBody | undefined;
-      if (!body || typeof body.model !== 'string') return error(400, "you must provide a model parameter", 'invalid_request_error', null, 'model');
-      if (!Array.isArray(body.messages) || body.messages.length === 0) return error(400, "'messages' must contain at least one message", 'invalid_request_error', null, 'messages');
+      if (!body || typeof body.model !== 'string')
+        return error(400, 'you must provide a model parameter', 'invalid_request_error', null, 'model');
+      if (!Array.isArray(body.messages) || body.messages.length === 0)
+        return error(400, "'messages' must contain at least one message", 'invalid_request_error', null, 'messages');
       for (const m of body.messages) {
-        if (!['system', 'user', 'assistant', 'developer', 'tool'].includes(String(m.role)) || typeof m.content !== 'string') {
+        if (
+          !['system', 'user', 'assistant', 'developer', 'tool'].includes(String(m.role)) ||
+          typeof m.content !== 'string'
+        ) {
           return error(400, 'Invalid message in messages', 'invalid_request_error', null, 'messages');
         }
       }
-      if ('max_tokens' in body && 'max_completion_tokens' in body) return error(400, 'Use max_completion_tokens, not both', 'invalid_request_error', null, 'max_tokens');
+      if ('max_tokens' in body && 'max_completion_tokens' in body)
+        return error(400, 'Use max_completion_tokens, not both', 'invalid_request_error', null, 'max_tokens');
       const rf = body.response_format;
       if (rf && rf.type === 'json_schema') {
         const js = rf.json_schema;
-        if (!js || typeof js.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(js.name)) return error(400, 'Invalid response_format.json_schema.name', 'invalid_request_error', null, 'response_format');
-        if (!js.schema || js.schema.type !== 'object') return error(400, "Invalid schema for response_format: schema must be a JSON Schema of 'type: \"object\"'", 'invalid_request_error', null, 'response_format');
+        if (!js || typeof js.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(js.name))
+          return error(
+            400,
+            'Invalid response_format.json_schema.name',
+            'invalid_request_error',
+            null,
+            'response_format',
+          );
+        if (!js.schema || js.schema.type !== 'object')
+          return error(
+            400,
+            'Invalid schema for response_format: schema must be a JSON Schema of \'type: "object"\'',
+            'invalid_request_error',
+            null,
+            'response_format',
+          );
       }
       const searchModel = body.model.includes('search');
-      if (body.web_search_options && !searchModel) return error(400, 'web_search_options is only supported by search models', 'invalid_request_error', null, 'web_search_options');
-      if (searchModel && ('temperature' in body || 'top_p' in body)) return error(400, 'Model incompatible request argument supplied: temperature', 'invalid_request_error');
+      if (body.web_search_options && !searchModel)
+        return error(
+          400,
+          'web_search_options is only supported by search models',
+          'invalid_request_error',
+          null,
+          'web_search_options',
+        );
+      if (searchModel && ('temperature' in body || 'top_p' in body))
+        return error(400, 'Model incompatible request argument supplied: temperature', 'invalid_request_error');
       return null;
     },
     answer(req) {
@@ -126,14 +167,32 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
               finish_reason: r.finish_reason ?? 'stop',
             },
           ],
-          usage: { prompt_tokens: Math.ceil(req.rawBody.length / 4), completion_tokens: Math.ceil((content ?? '').length / 4), total_tokens: 0 },
+          usage: {
+            prompt_tokens: Math.ceil(req.rawBody.length / 4),
+            completion_tokens: Math.ceil((content ?? '').length / 4),
+            total_tokens: 0,
+          },
         },
       };
     },
     faultBody: (status) =>
       status === 429
-        ? { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }
-        : { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } },
+        ? {
+            error: {
+              message: 'Rate limit reached for requests',
+              type: 'requests',
+              param: null,
+              code: 'rate_limit_exceeded',
+            },
+          }
+        : {
+            error: {
+              message: 'The server had an error while processing your request.',
+              type: 'server_error',
+              param: null,
+              code: null,
+            },
+          },
   });
 
   return Object.assign(server, {

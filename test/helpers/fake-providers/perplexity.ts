@@ -34,18 +34,24 @@ const SOURCES = [
 /** Starts a fake Perplexity API on 127.0.0.1. */
 export async function startFakePerplexity(options: FakePerplexityOptions = {}): Promise<FakePerplexity> {
   const apiKey = options.apiKey ?? 'pplx-fake';
-  const invalid = (message: string) => ({ status: 400, body: { error: { message, type: 'invalid_request_error', code: 400 } } });
+  const invalid = (message: string) => ({
+    status: 400,
+    body: { error: { message, type: 'invalid_request_error', code: 400 } },
+  });
 
   const server = await startFakeServer({
     keyOf: (req) => req.headers['idempotency-key'] ?? null,
     check(req) {
-      if (req.method !== 'POST' || req.path !== '/chat/completions') return { status: 404, body: { error: { message: 'Not Found', code: 404 } } };
+      if (req.method !== 'POST' || req.path !== '/chat/completions')
+        return { status: 404, body: { error: { message: 'Not Found', code: 404 } } };
       if (req.headers.authorization !== `Bearer ${apiKey}`) {
         return { status: 401, body: { error: { message: 'Invalid API key', type: 'unauthorized', code: 401 } } };
       }
       const body = req.body as SonarBody | undefined;
-      if (!body || typeof body.model !== 'string' || !body.model.startsWith('sonar')) return invalid(`Invalid model '${String(body?.model)}'`);
-      if (!Array.isArray(body.messages) || body.messages.length === 0) return invalid('messages: at least one message is required');
+      if (!body || typeof body.model !== 'string' || !body.model.startsWith('sonar'))
+        return invalid(`Invalid model '${String(body?.model)}'`);
+      if (!Array.isArray(body.messages) || body.messages.length === 0)
+        return invalid('messages: at least one message is required');
       if (body.messages.at(-1)?.role !== 'user') return invalid('Last message must have role `user`.');
       return null;
     },
@@ -62,11 +68,19 @@ export async function startFakePerplexity(options: FakePerplexityOptions = {}): 
           usage: { prompt_tokens: 10, completion_tokens: 40, total_tokens: 50, search_context_size: 'low' },
           citations: SOURCES.map((s) => s.url),
           ...(options.legacyCitations ? {} : { search_results: SOURCES }),
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: `About "${prompt}": first point [1], second point [2].` } }],
+          choices: [
+            {
+              index: 0,
+              finish_reason: 'stop',
+              message: { role: 'assistant', content: `About "${prompt}": first point [1], second point [2].` },
+            },
+          ],
         },
       };
     },
-    faultBody: (status) => ({ error: { message: status === 429 ? 'Rate limit exceeded' : 'Internal server error', code: status } }),
+    faultBody: (status) => ({
+      error: { message: status === 429 ? 'Rate limit exceeded' : 'Internal server error', code: status },
+    }),
   });
 
   return Object.assign(server, {

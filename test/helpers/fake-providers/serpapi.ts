@@ -20,7 +20,11 @@ export interface FakeSerpApi extends FakeServer {
   setRespond(fn: SerpApiBodyFn): void;
 }
 
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 /** A Google results page as SerpApi renders it, echoing `q`. */
 export function googlePage(query: Record<string, string>): Record<string, unknown> {
@@ -31,7 +35,15 @@ export function googlePage(query: Record<string, string>): Record<string, unknow
     search_parameters: { engine: 'google', q, location_requested: query.location, hl: query.hl, gl: query.gl },
     search_information: { query_displayed: q, total_results: 1230000 },
     inline_videos: [
-      { position: 1, title: `${q} explained`, link: `https://www.youtube.com/watch?v=${s.slice(0, 6)}01`, channel: 'Explainers', platform: 'YouTube', date: 'Jan 10, 2025', duration: '8:01' },
+      {
+        position: 1,
+        title: `${q} explained`,
+        link: `https://www.youtube.com/watch?v=${s.slice(0, 6)}01`,
+        channel: 'Explainers',
+        platform: 'YouTube',
+        date: 'Jan 10, 2025',
+        duration: '8:01',
+      },
       { position: 2, title: `${q} in 5 minutes`, link: `https://vimeo.com/${s.length}02`, platform: 'Vimeo' },
     ],
     organic_results: [1, 2, 3].map((n) => ({
@@ -78,11 +90,17 @@ export async function startFakeSerpApi(options: FakeSerpApiOptions = {}): Promis
     check(req) {
       if (req.method !== 'GET' || req.path !== '/search.json') return { status: 404, body: { error: 'Not found.' } };
       if (!req.query.api_key) return { status: 401, body: { error: 'Missing api_key parameter.' } };
-      if (req.query.api_key !== apiKey) return { status: 401, body: { error: 'Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key' } };
+      if (req.query.api_key !== apiKey)
+        return {
+          status: 401,
+          body: { error: 'Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key' },
+        };
       const engine = req.query.engine ?? 'google';
       if (engine === 'google' && !req.query.q) return { status: 400, body: { error: 'Missing query `q` parameter.' } };
-      if (engine === 'youtube' && !req.query.search_query) return { status: 400, body: { error: 'Missing query `search_query` parameter.' } };
-      if (engine !== 'google' && engine !== 'youtube') return { status: 400, body: { error: `Unsupported \`${engine}\` search engine.` } };
+      if (engine === 'youtube' && !req.query.search_query)
+        return { status: 400, body: { error: 'Missing query `search_query` parameter.' } };
+      if (engine !== 'google' && engine !== 'youtube')
+        return { status: 400, body: { error: `Unsupported \`${engine}\` search engine.` } };
       return null;
     },
     answer: (req) => ({ status: 200, body: respond(req.query) }),

@@ -74,7 +74,11 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 function send(res: ServerResponse, reply: Reply): void {
   const text = JSON.stringify(reply.body);
-  res.writeHead(reply.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...reply.headers });
+  res.writeHead(reply.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...reply.headers,
+  });
   res.end(text);
 }
 
@@ -99,7 +103,8 @@ export async function startFakeServer(handler: FakeHandler): Promise<FakeServer>
         body = undefined;
       }
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? (v[0] ?? '') : v;
+      for (const [k, v] of Object.entries(req.headers))
+        if (v !== undefined) headers[k] = Array.isArray(v) ? (v[0] ?? '') : v;
       const recorded: RecordedRequest = {
         method: req.method ?? 'GET',
         path: url.pathname,
@@ -119,7 +124,11 @@ export async function startFakeServer(handler: FakeHandler): Promise<FakeServer>
       }
       const fault = faults.shift();
       if (fault) {
-        send(res, { status: fault.status, body: fault.body ?? handler.faultBody(fault.status), headers: fault.retryAfter ? { 'retry-after': fault.retryAfter } : {} });
+        send(res, {
+          status: fault.status,
+          body: fault.body ?? handler.faultBody(fault.status),
+          headers: fault.retryAfter ? { 'retry-after': fault.retryAfter } : {},
+        });
         return;
       }
       const invalid = handler.check(recorded);

@@ -1,4 +1,10 @@
-import { startTestApp, type RequestOptions, type TestApp, type TestAppOptions, type TestResponse } from '../../helpers/app.ts';
+import {
+  startTestApp,
+  type RequestOptions,
+  type TestApp,
+  type TestAppOptions,
+  type TestResponse,
+} from '../../helpers/app.ts';
 import { connectHttpClient } from '../../helpers/mcp.ts';
 import { startCanary, type Canary } from '../../helpers/canary.ts';
 import { startLoopbackSerp, startLoopbackWeb, type LoopbackSerp, type LoopbackWeb } from './web.ts';
@@ -28,7 +34,13 @@ export interface Optimization {
   completed_at: string | null;
   error: string | null;
   billing_status: 'reserved' | 'finalized' | 'released' | 'reconciliation_pending';
-  summary?: { rankabilityScore: number; sourceWordCount: number; competitorCount: number; duration: number; billingFinalized: boolean } | null;
+  summary?: {
+    rankabilityScore: number;
+    sourceWordCount: number;
+    competitorCount: number;
+    duration: number;
+    billingFinalized: boolean;
+  } | null;
   result?: OptimizationResult | null;
   evidence?: Record<string, unknown> | null;
 }
@@ -36,8 +48,24 @@ export interface Optimization {
 export interface OptimizationResult {
   rankabilityScore: number;
   categoryScores: Record<string, number>;
-  scoreDetails: { id: string; category: string; label: string; earned: number; possible: number; evidence: Record<string, unknown>; recommendation: string | null }[];
-  entities: { term: string; kind: string; importance: number; sourceCount: number; competitorRange: { p25: number; median: number; p75: number }; sourceUses: number; status: string }[];
+  scoreDetails: {
+    id: string;
+    category: string;
+    label: string;
+    earned: number;
+    possible: number;
+    evidence: Record<string, unknown>;
+    recommendation: string | null;
+  }[];
+  entities: {
+    term: string;
+    kind: string;
+    importance: number;
+    sourceCount: number;
+    competitorRange: { p25: number; median: number; p75: number };
+    sourceUses: number;
+    status: string;
+  }[];
   sourceWordCount: number;
   competitorCount: number;
   competitors: { url: string; title: string; position: number | null; wordCount: number; score: number }[];
@@ -59,7 +87,9 @@ export interface World {
  * Starts the world; `env` adds to (and overrides) the Optimize settings; `competitors` are the search results for
  * any query not set (default three; one makes a run's scoring cheapest where the score does not matter).
  */
-export async function startWorld(options: { env?: Record<string, string>; competitors?: readonly string[] } & Omit<TestAppOptions, 'env'> = {}): Promise<World> {
+export async function startWorld(
+  options: { env?: Record<string, string>; competitors?: readonly string[] } & Omit<TestAppOptions, 'env'> = {},
+): Promise<World> {
   const canary = await startCanary();
   const web = await startLoopbackWeb({ privatePort: canary.port });
   const { env, competitors, ...rest } = options;
@@ -117,7 +147,12 @@ export async function drain(t: TestApp): Promise<void> {
       .selectFrom('runs')
       .select('id')
       .where('state', '=', 'pending')
-      .where((eb) => eb.or([eb('run_after', '<=', now), eb.and([eb('lease_owner', 'is not', null), eb('lease_expires_at', '>', now)])]))
+      .where((eb) =>
+        eb.or([
+          eb('run_after', '<=', now),
+          eb.and([eb('lease_owner', 'is not', null), eb('lease_expires_at', '>', now)]),
+        ]),
+      )
       .executeTakeFirst();
     await new Promise((resolve) => setImmediate(resolve));
     if (!busy && t.engine.runner.inFlight() === 0) return;
@@ -153,15 +188,29 @@ export const idem = (label = 'k') => `${label}-${process.pid}-${++keys}`;
  * `t.request` on a fresh connection: a run's scoring is synchronous CPU work, and a keep-alive socket reused right
  * after such a pause can be closed by the server under the request (ECONNRESET in the test, not in the API).
  */
-export function call<T = Record<string, unknown>>(t: TestApp, method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<T>> {
+export function call<T = Record<string, unknown>>(
+  t: TestApp,
+  method: string,
+  path: string,
+  opts: RequestOptions = {},
+): Promise<TestResponse<T>> {
   return t.request<T>(method, path, { ...opts, headers: { connection: 'close', ...opts.headers } });
 }
 
-export function postOptimize(t: TestApp, key: string | null, body: unknown, idempotencyKey?: string | null, headers: Record<string, string> = {}) {
+export function postOptimize(
+  t: TestApp,
+  key: string | null,
+  body: unknown,
+  idempotencyKey?: string | null,
+  headers: Record<string, string> = {},
+) {
   return call<Optimization & ErrorBody>(t, 'POST', '/optimize', {
     key,
     body,
-    headers: idempotencyKey === undefined || idempotencyKey === null ? headers : { 'idempotency-key': idempotencyKey, ...headers },
+    headers:
+      idempotencyKey === undefined || idempotencyKey === null
+        ? headers
+        : { 'idempotency-key': idempotencyKey, ...headers },
   });
 }
 
@@ -170,7 +219,12 @@ export function getOptimization(t: TestApp, key: string, id: string, query: Reco
 }
 
 export function listOptimizations(t: TestApp, key: string, query: Record<string, string | number> = {}) {
-  return call<{ data: Optimization[]; pagination: { limit: number; offset: number; total: number; has_more: boolean } } & ErrorBody>(t, 'GET', '/optimizations', { key, query });
+  return call<
+    {
+      data: Optimization[];
+      pagination: { limit: number; offset: number; total: number; has_more: boolean };
+    } & ErrorBody
+  >(t, 'GET', '/optimizations', { key, query });
 }
 
 /** An MCP client over Streamable HTTP, one connection per request (see `call`). */
@@ -179,7 +233,12 @@ export function mcpClient(t: TestApp, key: string | null) {
 }
 
 /** Starts an optimization and expects 202. */
-export async function started(t: TestApp, key: string, body: Record<string, unknown>, idempotencyKey = idem()): Promise<Optimization> {
+export async function started(
+  t: TestApp,
+  key: string,
+  body: Record<string, unknown>,
+  idempotencyKey = idem(),
+): Promise<Optimization> {
   const r = await postOptimize(t, key, body, idempotencyKey);
   if (r.status !== 202) throw new Error(`expected 202, got ${r.status}: ${r.text}`);
   return r.body;
@@ -191,7 +250,15 @@ export async function footprint(t: TestApp, orgId: string) {
   const ledger = await t.db.selectFrom('usage_ledger').selectAll().where('org_id', '=', orgId).execute();
   const runs = await t.db.selectFrom('runs').selectAll().where('org_id', '=', orgId).execute();
   const keys = await t.db.selectFrom('idempotency_keys').selectAll().where('org_id', '=', orgId).execute();
-  return { optimizations: optimizations.length, reservations: ledger.length, runs: runs.length, keys: keys.length, ledger, rows: optimizations, runRows: runs };
+  return {
+    optimizations: optimizations.length,
+    reservations: ledger.length,
+    runs: runs.length,
+    keys: keys.length,
+    ledger,
+    rows: optimizations,
+    runRows: runs,
+  };
 }
 
 export type { TestResponse };

@@ -23,7 +23,13 @@ export const SECTIONS: readonly Section[] = [
       'A plumbing emergency is any leak or blockage that damages your home or puts your health at risk if it waits until morning. A burst pipe, a sewer backup, a gas smell near the water heater or a home with no water at all needs an emergency plumber right away.',
       'A dripping faucet or a slow drain is annoying, but it can usually wait for a regular appointment. When water is spreading across the floor or sewage is coming up through a drain, call a licensed emergency plumber.',
     ],
-    list: ['Burst or frozen pipe', 'Sewer backup or overflowing toilet', 'Leaking water heater', 'Gas smell near an appliance', 'No running water in the house'],
+    list: [
+      'Burst or frozen pipe',
+      'Sewer backup or overflowing toilet',
+      'Leaking water heater',
+      'Gas smell near an appliance',
+      'No running water in the house',
+    ],
   },
   {
     id: 'before',
@@ -32,7 +38,13 @@ export const SECTIONS: readonly Section[] = [
       'Shut off the main water valve first. The shutoff valve is usually where the water line enters the house, in a basement, a crawl space or next to the water meter. Turning it clockwise stops the water from flooding the room.',
       'Turn off the water heater so it does not overheat while the tank is empty, then open the cold faucets to drain the pipes. Move rugs and valuables out of the way and take photos of the water damage for your insurance claim.',
     ],
-    list: ['Close the main shutoff valve', 'Switch off the water heater', 'Open faucets to drain the lines', 'Mop up standing water', 'Photograph the damage for insurance'],
+    list: [
+      'Close the main shutoff valve',
+      'Switch off the water heater',
+      'Open faucets to drain the lines',
+      'Mop up standing water',
+      'Photograph the damage for insurance',
+    ],
   },
   {
     id: 'cost',
@@ -66,7 +78,13 @@ export const SECTIONS: readonly Section[] = [
       'The most common emergency repairs are burst pipes, leaking water heaters, clogged main sewer lines and frozen pipes in winter. A licensed plumber carries the parts for most of these repairs on the truck.',
       'Sewer line backups often need a camera inspection and hydro jetting to clear roots and grease. A leaking water heater tank usually has to be replaced rather than repaired.',
     ],
-    list: ['Burst pipe repair', 'Water heater replacement', 'Sewer line hydro jetting', 'Frozen pipe thawing', 'Toilet and drain unclogging'],
+    list: [
+      'Burst pipe repair',
+      'Water heater replacement',
+      'Sewer line hydro jetting',
+      'Frozen pipe thawing',
+      'Toilet and drain unclogging',
+    ],
   },
   {
     id: 'choose',
@@ -87,9 +105,18 @@ export const SECTIONS: readonly Section[] = [
 ];
 
 const FAQ = [
-  { q: 'Is a leaking pipe an emergency?', a: 'A leaking pipe is an emergency when water is spreading or you cannot stop it at the shutoff valve; a slow drip can wait for a regular visit.' },
-  { q: 'Do emergency plumbers charge more at night?', a: 'Yes. Most plumbers add an after-hours fee for nights, weekends and holidays, so ask for the price before the plumber starts.' },
-  { q: 'Should I turn off the water heater during a leak?', a: 'Turn off the water heater when you shut off the main water valve, so the empty tank does not overheat.' },
+  {
+    q: 'Is a leaking pipe an emergency?',
+    a: 'A leaking pipe is an emergency when water is spreading or you cannot stop it at the shutoff valve; a slow drip can wait for a regular visit.',
+  },
+  {
+    q: 'Do emergency plumbers charge more at night?',
+    a: 'Yes. Most plumbers add an after-hours fee for nights, weekends and holidays, so ask for the price before the plumber starts.',
+  },
+  {
+    q: 'Should I turn off the water heater during a leak?',
+    a: 'Turn off the water heater when you shut off the main water valve, so the empty tank does not overheat.',
+  },
 ];
 
 // Words unique to each competitor, so the pages are not identical and rare words do not become shared terms.
@@ -127,7 +154,10 @@ export function renderPage(spec: PageSpec): string {
   const body: string[] = [];
   body.push(`<h1>${esc(spec.h1)}</h1>`);
   for (const p of spec.intro) body.push(`<p>${esc(p)}</p>`);
-  if (spec.images) body.push('<figure><img src="/img/plumber-van.jpg" alt="Emergency plumber van outside a house at night"><figcaption>Our emergency plumbers work around the clock.</figcaption></figure>');
+  if (spec.images)
+    body.push(
+      '<figure><img src="/img/plumber-van.jpg" alt="Emergency plumber van outside a house at night"><figcaption>Our emergency plumbers work around the clock.</figcaption></figure>',
+    );
   for (const s of spec.sections) {
     body.push(`<h2>${esc(s.heading)}</h2>`);
     for (const p of s.paragraphs) body.push(`<p>${esc(p)}</p>`);
@@ -140,7 +170,8 @@ export function renderPage(spec: PageSpec): string {
       );
     }
   }
-  if (spec.images) body.push('<p><img src="/img/shutoff-valve.jpg" alt="Main water shutoff valve next to the water meter"></p>');
+  if (spec.images)
+    body.push('<p><img src="/img/shutoff-valve.jpg" alt="Main water shutoff valve next to the water meter"></p>');
   if (spec.faq) {
     body.push('<h2>Frequently asked questions</h2>');
     for (const f of FAQ) body.push(`<h3>${esc(f.q)}</h3><p>${esc(f.a)}</p>`);
@@ -155,7 +186,11 @@ export function renderPage(spec: PageSpec): string {
     ? `<script type="application/ld+json">${JSON.stringify({
         '@context': 'https://schema.org',
         '@type': 'FAQPage',
-        mainEntity: FAQ.map((f) => ({ '@type': 'Question', name: f.q, acceptedAnswer: { '@type': 'Answer', text: f.a } })),
+        mainEntity: FAQ.map((f) => ({
+          '@type': 'Question',
+          name: f.q,
+          acceptedAnswer: { '@type': 'Answer', text: f.a },
+        })),
       })}</script>`
     : '';
   return `<!doctype html>
@@ -182,7 +217,18 @@ ${body.join('\n')}
 /** Competitor `i` (0-9): most sections (each page skips a different one or two), some with FAQ, images and lists. */
 export function competitorSpec(i: number, origin: string): PageSpec {
   const sections = SECTIONS.filter((_, k) => (k + i) % 5 !== 0);
-  const cities = ['Austin', 'Dallas', 'Houston', 'Denver', 'Phoenix', 'Atlanta', 'Chicago', 'Seattle', 'Tampa', 'Boston'];
+  const cities = [
+    'Austin',
+    'Dallas',
+    'Houston',
+    'Denver',
+    'Phoenix',
+    'Atlanta',
+    'Chicago',
+    'Seattle',
+    'Tampa',
+    'Boston',
+  ];
   return {
     title: `Emergency Plumber in ${cities[i]} | 24/7 Plumbing Service`,
     description: `Need an emergency plumber in ${cities[i]}? Licensed plumbers for burst pipes, sewer backups and water heater leaks, 24/7.`,
@@ -203,7 +249,8 @@ export function competitorSpec(i: number, origin: string): PageSpec {
 export function thoroughSpec(origin: string, path = '/target/thorough'): PageSpec {
   return {
     title: 'Emergency Plumber: What to Do, Costs and Response Times',
-    description: 'What counts as a plumbing emergency, what to do before the emergency plumber arrives, typical costs and how to choose a licensed plumber.',
+    description:
+      'What counts as a plumbing emergency, what to do before the emergency plumber arrives, typical costs and how to choose a licensed plumber.',
     h1: 'Emergency Plumber Guide: What to Do When a Pipe Bursts',
     intro: [
       'When water is pouring through the ceiling you need an emergency plumber, fast. This guide explains what counts as a plumbing emergency, what to do while you wait, what an emergency plumber costs and how to choose a licensed plumber you can trust.',
@@ -218,7 +265,10 @@ export function thoroughSpec(origin: string, path = '/target/thorough'): PageSpe
 
 /** The partial target: the thorough page without three of the sections the ranking pages share. */
 export function partialSpec(origin: string, path = '/target/partial'): PageSpec {
-  return { ...thoroughSpec(origin, path), sections: SECTIONS.filter((s) => !['cost', 'before', 'prevent'].includes(s.id)) };
+  return {
+    ...thoroughSpec(origin, path),
+    sections: SECTIONS.filter((s) => !['cost', 'before', 'prevent'].includes(s.id)),
+  };
 }
 
 /** The thin target: a title, a short H1 and two short paragraphs; no sections, no description. */

@@ -32,7 +32,13 @@ export interface LoopbackWeb {
   close(): Promise<void>;
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': type, 'content-length': String(Buffer.byteLength(body)), ...headers });
   res.end(body);
 }
@@ -78,7 +84,9 @@ export async function startLoopbackWeb(options: { privatePort?: number } = {}): 
       case '/c/pdf':
         return send(res, 200, 'application/pdf', Buffer.from('%PDF-1.4\n% emergency plumber price list\n%%EOF\n'));
       case '/c/private':
-        return send(res, 302, 'text/html', '', { location: `http://127.0.0.1:${options.privatePort ?? 9}/latest/meta-data/` });
+        return send(res, 302, 'text/html', '', {
+          location: `http://127.0.0.1:${options.privatePort ?? 9}/latest/meta-data/`,
+        });
       default:
         return html('<html><head><title>Not found</title></head><body><h1>Page not found</h1></body></html>', 404);
     }
@@ -148,7 +156,10 @@ export const GOOD_COMPETITORS: readonly string[] = Array.from({ length: COMPETIT
  * A SerpApi-format fake whose organic results point at the loopback web: `defaultPaths` for any query not `set`
  * (three competitors keep a run's scoring cheap; tests that need the full field set all ten).
  */
-export async function startLoopbackSerp(web: LoopbackWeb, defaultPaths: readonly string[] = GOOD_COMPETITORS.slice(0, 3)): Promise<LoopbackSerp> {
+export async function startLoopbackSerp(
+  web: LoopbackWeb,
+  defaultPaths: readonly string[] = GOOD_COMPETITORS.slice(0, 3),
+): Promise<LoopbackSerp> {
   const plan: SerpPlan = new Map();
   const fake = await startFakeSerpApi({
     respond: (query) => {

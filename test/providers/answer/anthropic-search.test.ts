@@ -15,11 +15,21 @@ beforeEach(() => {
 });
 
 const engine = () =>
-  createAnthropicSearchEngine({ apiKey: fake.apiKey, baseUrl: fake.baseUrl, model: 'claude-sonnet-4-5', clock: fixedClock, sleep: recordingSleep().sleep, maxAttempts: 3 });
+  createAnthropicSearchEngine({
+    apiKey: fake.apiKey,
+    baseUrl: fake.baseUrl,
+    model: 'claude-sonnet-4-5',
+    clock: fixedClock,
+    sleep: recordingSleep().sleep,
+    maxAttempts: 3,
+  });
 
 describe('Anthropic web-search answer engine', () => {
   it('declares the web_search server tool with the user location and reads inline citations', async () => {
-    const answer = await engine().ask('best ramen in seattle', 'claude', { location: 'Seattle, Washington, United States', idempotencyKey: 'trk4:claude' });
+    const answer = await engine().ask('best ramen in seattle', 'claude', {
+      location: 'Seattle, Washington, United States',
+      idempotencyKey: 'trk4:claude',
+    });
     const req = fake.requests[0]!;
     expect(req.headers['x-api-key']).toBe(fake.apiKey);
     expect(req.headers['anthropic-version']).toBe('2023-06-01');
@@ -28,7 +38,14 @@ describe('Anthropic web-search answer engine', () => {
       model: 'claude-sonnet-4-5',
       max_tokens: 2048,
       messages: [{ role: 'user', content: 'best ramen in seattle' }],
-      tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 5, user_location: { type: 'approximate', country: 'US', region: 'Washington', city: 'Seattle' } }],
+      tools: [
+        {
+          type: 'web_search_20250305',
+          name: 'web_search',
+          max_uses: 5,
+          user_location: { type: 'approximate', country: 'US', region: 'Washington', city: 'Seattle' },
+        },
+      ],
     });
     expect(answer).toEqual({
       provider: 'anthropic-search',
@@ -46,7 +63,11 @@ describe('Anthropic web-search answer engine', () => {
 
   it('continues a paused turn by sending the content back as the assistant message', async () => {
     fake.setReply((body) => {
-      if (body.messages?.length === 1) return { stop_reason: 'pause_turn', content: [{ type: 'server_tool_use', id: 's1', name: 'web_search', input: { query: 'q' } }] };
+      if (body.messages?.length === 1)
+        return {
+          stop_reason: 'pause_turn',
+          content: [{ type: 'server_tool_use', id: 's1', name: 'web_search', input: { query: 'q' } }],
+        };
       return webSearchTurn('q');
     });
     const answer = await engine().ask('q', 'claude', { idempotencyKey: 'k' });
@@ -54,15 +75,28 @@ describe('Anthropic web-search answer engine', () => {
     expect(bodies).toHaveLength(2);
     expect(bodies[1]!.messages).toEqual([
       { role: 'user', content: 'q' },
-      { role: 'assistant', content: [{ type: 'server_tool_use', id: 's1', name: 'web_search', input: { query: 'q' } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'server_tool_use', id: 's1', name: 'web_search', input: { query: 'q' } }],
+      },
     ]);
     expect(fake.requests.map((r) => r.headers['idempotency-key'])).toEqual(['k', 'k:continue-1']);
     expect(answer.citations).toHaveLength(2);
   });
 
   it('reports a web search error when no text came back, retryable when the search was rate limited', async () => {
-    fake.setReply(() => ({ content: [{ type: 'web_search_tool_result', tool_use_id: 's', content: { type: 'web_search_tool_result_error', error_code: 'too_many_requests' } }] }));
-    const err = await engine().ask('q', 'claude').catch((e: unknown) => e);
+    fake.setReply(() => ({
+      content: [
+        {
+          type: 'web_search_tool_result',
+          tool_use_id: 's',
+          content: { type: 'web_search_tool_result_error', error_code: 'too_many_requests' },
+        },
+      ],
+    }));
+    const err = await engine()
+      .ask('q', 'claude')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect(err).toMatchObject({ retryable: true });
     expect((err as Error).message).toContain('too_many_requests');

@@ -1,8 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDataForSeoAiOverviewEngine, readAiOverview } from '../../../src/providers/answer/dataforseo-ai-overview.ts';
+import {
+  createDataForSeoAiOverviewEngine,
+  readAiOverview,
+} from '../../../src/providers/answer/dataforseo-ai-overview.ts';
 import type { DataForSeoItem } from '../../../src/providers/search/dataforseo.ts';
 import { ProviderError } from '../../../src/providers/types.ts';
-import { DFS_GOOGLE, googleItems, startFakeDataForSeo, type FakeDataForSeo } from '../../helpers/fake-providers/dataforseo.ts';
+import {
+  DFS_GOOGLE,
+  googleItems,
+  startFakeDataForSeo,
+  type FakeDataForSeo,
+} from '../../helpers/fake-providers/dataforseo.ts';
 import { fixedClock, recordingSleep } from '../../helpers/fake-providers/server.ts';
 
 let fake: FakeDataForSeo;
@@ -17,11 +25,23 @@ beforeEach(() => {
 });
 
 const engine = (over: { password?: string } = {}) =>
-  createDataForSeoAiOverviewEngine({ login: fake.login, password: fake.password, baseUrl: fake.baseUrl, clock: fixedClock, sleep: recordingSleep().sleep, maxAttempts: 2, ...over });
+  createDataForSeoAiOverviewEngine({
+    login: fake.login,
+    password: fake.password,
+    baseUrl: fake.baseUrl,
+    clock: fixedClock,
+    sleep: recordingSleep().sleep,
+    maxAttempts: 2,
+    ...over,
+  });
 
 describe('DataForSEO AI Overview answer engine', () => {
   it('asks for asynchronously loaded overviews and reads markdown plus every reference', async () => {
-    const answer = await engine().ask('how to descale a kettle', 'google_ai_overview', { location: 'London, England, United Kingdom', language: 'en-GB', idempotencyKey: 'trk3:aio' });
+    const answer = await engine().ask('how to descale a kettle', 'google_ai_overview', {
+      location: 'London, England, United Kingdom',
+      language: 'en-GB',
+      idempotencyKey: 'trk3:aio',
+    });
     expect(fake.requests[0]!.path).toBe(DFS_GOOGLE);
     expect(fake.tasks()[0]).toEqual({
       keyword: 'how to descale a kettle',
@@ -55,7 +75,10 @@ describe('DataForSEO AI Overview answer engine', () => {
     fake.setTaskStatus(() => ({ status_code: 40501, status_message: "Invalid Field: 'keyword'." }));
     await expect(engine().ask('x', 'google_ai_overview')).rejects.toMatchObject({ retryable: false });
     fake.setTaskStatus(null);
-    await expect(engine({ password: 'nope' }).ask('x', 'google_ai_overview')).rejects.toMatchObject({ retryable: false, status: 401 });
+    await expect(engine({ password: 'nope' }).ask('x', 'google_ai_overview')).rejects.toMatchObject({
+      retryable: false,
+      status: 401,
+    });
     await expect(engine().ask('x', 'chatgpt')).rejects.toBeInstanceOf(ProviderError);
   });
 });
@@ -67,13 +90,21 @@ describe('readAiOverview', () => {
       {
         type: 'ai_overview',
         items: [
-          { type: 'ai_overview_element', title: 'Step one', text: 'Boil vinegar.', references: [{ url: 'https://r1/', title: null, source: 'R1 Source' }] },
+          {
+            type: 'ai_overview_element',
+            title: 'Step one',
+            text: 'Boil vinegar.',
+            references: [{ url: 'https://r1/', title: null, source: 'R1 Source' }],
+          },
           { type: 'ai_overview_element', title: null, text: 'Rinse twice.', references: null },
         ],
         references: null,
       },
     ];
-    expect(readAiOverview(items)).toEqual({ text: 'Step one\nBoil vinegar.\n\nRinse twice.', citations: [{ url: 'https://r1/', title: 'R1 Source' }] });
+    expect(readAiOverview(items)).toEqual({
+      text: 'Step one\nBoil vinegar.\n\nRinse twice.',
+      citations: [{ url: 'https://r1/', title: 'R1 Source' }],
+    });
     expect(readAiOverview([{ type: 'organic' }])).toBeNull();
   });
 });

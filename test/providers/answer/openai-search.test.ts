@@ -16,21 +16,39 @@ beforeEach(() => {
 
 const engine = (over: { apiKey?: string; model?: string } = {}) => {
   const rec = recordingSleep();
-  return createOpenAiSearchEngine({ apiKey: fake.apiKey!, baseUrl: fake.baseUrl, clock: fixedClock, sleep: rec.sleep, maxAttempts: 2, ...over });
+  return createOpenAiSearchEngine({
+    apiKey: fake.apiKey!,
+    baseUrl: fake.baseUrl,
+    clock: fixedClock,
+    sleep: rec.sleep,
+    maxAttempts: 2,
+    ...over,
+  });
 };
 
 describe('OpenAI web-search answer engine', () => {
   it('asks a search model with web_search_options and the approximate user location', async () => {
-    const answer = await engine().ask('best plumber in austin', 'chatgpt', { location: 'Austin, Texas, United States', language: 'en-US', idempotencyKey: 'trk1:chatgpt:p1' });
+    const answer = await engine().ask('best plumber in austin', 'chatgpt', {
+      location: 'Austin, Texas, United States',
+      language: 'en-US',
+      idempotencyKey: 'trk1:chatgpt:p1',
+    });
     const req = fake.requests[0]!;
     expect(req.headers.authorization).toBe(`Bearer ${fake.apiKey}`);
     expect(req.headers['idempotency-key']).toBe('trk1:chatgpt:p1');
     expect(req.body).toEqual({
       model: 'gpt-4o-search-preview',
       messages: [{ role: 'user', content: 'best plumber in austin' }],
-      web_search_options: { user_location: { type: 'approximate', approximate: { country: 'US', region: 'Texas', city: 'Austin' } } },
+      web_search_options: {
+        user_location: { type: 'approximate', approximate: { country: 'US', region: 'Texas', city: 'Austin' } },
+      },
     });
-    expect(answer).toMatchObject({ provider: 'openai-search', platform: 'chatgpt', model: 'gpt-4o-search-preview-2025-03-11', fetchedAt: '2025-05-26T10:00:00.000Z' });
+    expect(answer).toMatchObject({
+      provider: 'openai-search',
+      platform: 'chatgpt',
+      model: 'gpt-4o-search-preview-2025-03-11',
+      fetchedAt: '2025-05-26T10:00:00.000Z',
+    });
     expect(answer.text).toContain('best plumber in austin');
     // Three annotations, two distinct URLs: first-cited order, one entry per URL.
     expect(answer.citations).toEqual([
@@ -59,7 +77,10 @@ describe('OpenAI web-search answer engine', () => {
   });
 
   it('fails at once on a bad key', async () => {
-    await expect(engine({ apiKey: 'sk-bad' }).ask('q', 'chatgpt')).rejects.toMatchObject({ retryable: false, status: 401 });
+    await expect(engine({ apiKey: 'sk-bad' }).ask('q', 'chatgpt')).rejects.toMatchObject({
+      retryable: false,
+      status: 401,
+    });
   });
 });
 

@@ -21,13 +21,26 @@ beforeEach(() => {
 
 const engine = (baseUrl: string, over: { apiKey?: string; timeoutMs?: number; maxAttempts?: number } = {}) => {
   const rec = recordingSleep();
-  return { e: createPerplexityEngine({ apiKey: fake.apiKey, baseUrl, clock: fixedClock, sleep: rec.sleep, maxAttempts: 3, ...over }), waits: rec.waits };
+  return {
+    e: createPerplexityEngine({
+      apiKey: fake.apiKey,
+      baseUrl,
+      clock: fixedClock,
+      sleep: rec.sleep,
+      maxAttempts: 3,
+      ...over,
+    }),
+    waits: rec.waits,
+  };
 };
 
 describe('Perplexity Sonar answer engine', () => {
   it('posts a Sonar chat completion and reads search_results', async () => {
     const { e } = engine(fake.baseUrl);
-    const answer = await e.ask('best espresso grinder', 'perplexity', { language: 'en-GB', idempotencyKey: 'trk2:pplx' });
+    const answer = await e.ask('best espresso grinder', 'perplexity', {
+      language: 'en-GB',
+      idempotencyKey: 'trk2:pplx',
+    });
     const req = fake.requests[0]!;
     expect(req.path).toBe('/chat/completions');
     expect(req.headers.authorization).toBe(`Bearer ${fake.apiKey}`);
@@ -65,12 +78,17 @@ describe('Perplexity Sonar answer engine', () => {
     fake.failNext(429, 1, { retryAfter: '5' });
     await e.ask('q', 'perplexity');
     expect(waits).toEqual([5000]);
-    await expect(engine(fake.baseUrl, { apiKey: 'pplx-bad' }).e.ask('q', 'perplexity')).rejects.toMatchObject({ retryable: false, status: 401 });
+    await expect(engine(fake.baseUrl, { apiKey: 'pplx-bad' }).e.ask('q', 'perplexity')).rejects.toMatchObject({
+      retryable: false,
+      status: 401,
+    });
     await expect(e.ask('q', 'chatgpt')).rejects.toBeInstanceOf(ProviderError);
   });
 
   it('times out a request that never answers', async () => {
     fake.hangNext(1);
-    await expect(engine(fake.baseUrl, { timeoutMs: 80, maxAttempts: 1 }).e.ask('q', 'perplexity')).rejects.toThrow(/timed out/);
+    await expect(engine(fake.baseUrl, { timeoutMs: 80, maxAttempts: 1 }).e.ask('q', 'perplexity')).rejects.toThrow(
+      /timed out/,
+    );
   });
 });

@@ -33,8 +33,12 @@ describe('archive search on the sample archive', () => {
 
   it('puts the obvious best page first for each main demo query', async () => {
     const first = async (q: string) => (await search.search(q, { platform: 'organic' })).results[0]?.url;
-    expect(await first('best espresso machine under 500')).toBe('https://brewgeek.net/guides/best-espresso-machines-under-500/');
-    expect(await first('how much do solar panels cost')).toBe('https://www.sunwiseenergy.org/guides/how-much-do-solar-panels-cost/');
+    expect(await first('best espresso machine under 500')).toBe(
+      'https://brewgeek.net/guides/best-espresso-machines-under-500/',
+    );
+    expect(await first('how much do solar panels cost')).toBe(
+      'https://www.sunwiseenergy.org/guides/how-much-do-solar-panels-cost/',
+    );
     expect(await first('heat pump vs furnace')).toBe('https://www.sunwiseenergy.org/guides/heat-pump-vs-furnace/');
     expect(await first('python asyncio tutorial')).toBe('https://www.realcoder.io/articles/python-asyncio-tutorial/');
     expect(await first('asyncio queue worker')).toBe('https://docs.pyguide.dev/asyncio/queues/');
@@ -71,8 +75,12 @@ describe('archive search on the sample archive', () => {
 
   it('never returns more than 10 results, and honours a smaller limit', async () => {
     expect((await search.search('water heater plumber austin', { platform: 'organic' })).results).toHaveLength(10);
-    expect((await search.search('water heater plumber austin', { platform: 'organic', limit: 50 })).results).toHaveLength(10);
-    expect((await search.search('water heater plumber austin', { platform: 'organic', limit: 3 })).results).toHaveLength(3);
+    expect(
+      (await search.search('water heater plumber austin', { platform: 'organic', limit: 50 })).results,
+    ).toHaveLength(10);
+    expect(
+      (await search.search('water heater plumber austin', { platform: 'organic', limit: 3 })).results,
+    ).toHaveLength(3);
   });
 
   it('only returns HTML pages with status 200 that match a query term', async () => {
@@ -81,7 +89,9 @@ describe('archive search on the sample archive', () => {
     expect(urls).not.toContain('https://www.rapidflowplumbing.com/coupons/');
     expect(urls).not.toContain('https://docs.pyguide.dev/asyncio/streams-legacy/');
     const pdf = await search.search('solar buyer checklist NABCEP', { platform: 'organic' });
-    expect(pdf.results.map((r) => r.url)).not.toContain('https://www.sunwiseenergy.org/downloads/solar-buyers-checklist.pdf');
+    expect(pdf.results.map((r) => r.url)).not.toContain(
+      'https://www.sunwiseenergy.org/downloads/solar-buyers-checklist.pdf',
+    );
   });
 
   it('is deterministic: the same query gives the same results in the same order', async () => {

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDataForSeoSearch, type DataForSeoOptions } from '../../../src/providers/search/dataforseo.ts';
 import { ProviderError } from '../../../src/providers/types.ts';
-import { DFS_GOOGLE, DFS_YOUTUBE, startFakeDataForSeo, type FakeDataForSeo } from '../../helpers/fake-providers/dataforseo.ts';
+import {
+  DFS_GOOGLE,
+  DFS_YOUTUBE,
+  startFakeDataForSeo,
+  type FakeDataForSeo,
+} from '../../helpers/fake-providers/dataforseo.ts';
 import { fixedClock, recordingSleep } from '../../helpers/fake-providers/server.ts';
 
 let fake: FakeDataForSeo;
@@ -16,7 +21,15 @@ beforeEach(() => {
 
 function provider(over: Partial<DataForSeoOptions> = {}) {
   const rec = recordingSleep();
-  const search = createDataForSeoSearch({ login: fake.login, password: fake.password, baseUrl: fake.baseUrl, clock: fixedClock, sleep: rec.sleep, maxAttempts: 3, ...over });
+  const search = createDataForSeoSearch({
+    login: fake.login,
+    password: fake.password,
+    baseUrl: fake.baseUrl,
+    clock: fixedClock,
+    sleep: rec.sleep,
+    maxAttempts: 3,
+    ...over,
+  });
   return { search, waits: rec.waits };
 }
 
@@ -32,7 +45,12 @@ async function failure(p: Promise<unknown>): Promise<ProviderError> {
 describe('DataForSEO search adapter', () => {
   it('posts one Live Advanced task with Basic auth and maps organic items', async () => {
     const { search } = provider();
-    const res = await search.search('best trail shoes', { platform: 'organic', location: 'Austin, Texas, United States', language: 'en-US', idempotencyKey: 'run1:research:organic' });
+    const res = await search.search('best trail shoes', {
+      platform: 'organic',
+      location: 'Austin, Texas, United States',
+      language: 'en-US',
+      idempotencyKey: 'run1:research:organic',
+    });
 
     expect(fake.requests).toHaveLength(1);
     const req = fake.requests[0]!;
@@ -41,14 +59,43 @@ describe('DataForSEO search adapter', () => {
     expect(req.headers.authorization).toBe(`Basic ${Buffer.from(`${fake.login}:${fake.password}`).toString('base64')}`);
     expect(req.headers['content-type']).toMatch(/^application\/json/);
     expect(req.body).toEqual([
-      { keyword: 'best trail shoes', location_name: 'Austin,Texas,United States', language_code: 'en', device: 'desktop', tag: 'run1:research:organic', depth: 10 },
+      {
+        keyword: 'best trail shoes',
+        location_name: 'Austin,Texas,United States',
+        language_code: 'en',
+        device: 'desktop',
+        tag: 'run1:research:organic',
+        depth: 10,
+      },
     ]);
 
-    expect(res).toMatchObject({ provider: 'dataforseo', platform: 'organic', query: 'best trail shoes', location: 'Austin, Texas, United States', language: 'en-US', fetchedAt: '2025-05-26T10:00:00.000Z' });
+    expect(res).toMatchObject({
+      provider: 'dataforseo',
+      platform: 'organic',
+      query: 'best trail shoes',
+      location: 'Austin, Texas, United States',
+      language: 'en-US',
+      fetchedAt: '2025-05-26T10:00:00.000Z',
+    });
     expect(res.results).toEqual([
-      { position: 1, url: 'https://www.alpha.example/best-trail-shoes-1', title: 'best trail shoes – guide 1 | www.alpha.example', snippet: 'Everything about best trail shoes, part 1.' },
-      { position: 2, url: 'https://beta.example/best-trail-shoes-2', title: 'best trail shoes – guide 2 | beta.example', snippet: 'Everything about best trail shoes, part 2.' },
-      { position: 3, url: 'https://gamma.example/best-trail-shoes-3', title: 'best trail shoes – guide 3 | gamma.example', snippet: 'Everything about best trail shoes, part 3.' },
+      {
+        position: 1,
+        url: 'https://www.alpha.example/best-trail-shoes-1',
+        title: 'best trail shoes – guide 1 | www.alpha.example',
+        snippet: 'Everything about best trail shoes, part 1.',
+      },
+      {
+        position: 2,
+        url: 'https://beta.example/best-trail-shoes-2',
+        title: 'best trail shoes – guide 2 | beta.example',
+        snippet: 'Everything about best trail shoes, part 2.',
+      },
+      {
+        position: 3,
+        url: 'https://gamma.example/best-trail-shoes-3',
+        title: 'best trail shoes – guide 3 | gamma.example',
+        snippet: 'Everything about best trail shoes, part 3.',
+      },
     ]);
   });
 
@@ -69,7 +116,12 @@ describe('DataForSEO search adapter', () => {
     const res = await search.search('sourdough starter', { platform: 'google_video_pack' });
     expect(fake.requests[0]!.path).toBe(DFS_GOOGLE);
     expect(res.results).toEqual([
-      { position: 1, url: 'https://www.youtube.com/watch?v=sourdo01', title: 'sourdough starter explained', snippet: 'YouTube' },
+      {
+        position: 1,
+        url: 'https://www.youtube.com/watch?v=sourdo01',
+        title: 'sourdough starter explained',
+        snippet: 'YouTube',
+      },
       { position: 2, url: 'https://vimeo.com/1702', title: 'sourdough starter in 5 minutes', snippet: 'Vimeo' },
     ]);
   });
@@ -78,10 +130,26 @@ describe('DataForSEO search adapter', () => {
     const { search } = provider();
     const res = await search.search('knot tying', { platform: 'youtube_search', language: 'en', limit: 2 });
     expect(fake.requests[0]!.path).toBe(DFS_YOUTUBE);
-    expect(fake.tasks()[0]).toEqual({ keyword: 'knot tying', location_code: 2840, language_code: 'en', device: 'desktop', block_depth: 20 });
+    expect(fake.tasks()[0]).toEqual({
+      keyword: 'knot tying',
+      location_code: 2840,
+      language_code: 'en',
+      device: 'desktop',
+      block_depth: 20,
+    });
     expect(res.results).toEqual([
-      { position: 1, url: 'https://www.youtube.com/watch?v=knot-tyi1', title: 'knot tying video 1', snippet: 'A video about knot tying (1).' },
-      { position: 2, url: 'https://www.youtube.com/watch?v=knot-tyi2', title: 'knot tying video 2', snippet: 'A video about knot tying (2).' },
+      {
+        position: 1,
+        url: 'https://www.youtube.com/watch?v=knot-tyi1',
+        title: 'knot tying video 1',
+        snippet: 'A video about knot tying (1).',
+      },
+      {
+        position: 2,
+        url: 'https://www.youtube.com/watch?v=knot-tyi2',
+        title: 'knot tying video 2',
+        snippet: 'A video about knot tying (2).',
+      },
     ]);
   });
 

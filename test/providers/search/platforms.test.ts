@@ -42,10 +42,19 @@ describe('locale mapping', () => {
   });
 
   it('parses free-form locations and builds approximate user locations', () => {
-    expect(parseLocation('Austin, Texas, United States')).toEqual({ parts: ['Austin', 'Texas', 'United States'], city: 'Austin', region: 'Texas', country: 'us' });
+    expect(parseLocation('Austin, Texas, United States')).toEqual({
+      parts: ['Austin', 'Texas', 'United States'],
+      city: 'Austin',
+      region: 'Texas',
+      country: 'us',
+    });
     expect(parseLocation('Berlin')).toEqual({ parts: ['Berlin'], city: 'Berlin', region: null, country: null });
     expect(parseLocation('  ')).toBeNull();
-    expect(approximateLocation('Austin, Texas, United States', 'en-US')).toEqual({ country: 'US', region: 'Texas', city: 'Austin' });
+    expect(approximateLocation('Austin, Texas, United States', 'en-US')).toEqual({
+      country: 'US',
+      region: 'Texas',
+      city: 'Austin',
+    });
     expect(approximateLocation(undefined, 'de-DE')).toEqual({ country: 'DE' });
     expect(approximateLocation(undefined, 'en')).toBeUndefined();
   });
@@ -69,7 +78,10 @@ describe('answerEngineSearch', () => {
         platform,
         model: 'm',
         text: 'answer',
-        citations: Array.from({ length: 12 }, (_, i) => ({ url: `https://s${i}.example/`, title: i === 0 ? null : `S${i}` })),
+        citations: Array.from({ length: 12 }, (_, i) => ({
+          url: `https://s${i}.example/`,
+          title: i === 0 ? null : `S${i}`,
+        })),
         fetchedAt: 'x',
       };
     },
@@ -78,8 +90,18 @@ describe('answerEngineSearch', () => {
   it('turns cited URLs into ranked results and passes locale and key through', async () => {
     const search = answerEngineSearch(engine, 'chatgpt', fixedClock);
     expect(search.platforms).toEqual(['chatgpt']);
-    const res = await search.search('best crm', { platform: 'chatgpt', language: 'en-US', location: 'Austin', idempotencyKey: 'k1', limit: 3 });
-    expect(asked[0]).toEqual({ prompt: 'best crm', platform: 'chatgpt', options: { language: 'en-US', location: 'Austin', idempotencyKey: 'k1' } });
+    const res = await search.search('best crm', {
+      platform: 'chatgpt',
+      language: 'en-US',
+      location: 'Austin',
+      idempotencyKey: 'k1',
+      limit: 3,
+    });
+    expect(asked[0]).toEqual({
+      prompt: 'best crm',
+      platform: 'chatgpt',
+      options: { language: 'en-US', location: 'Austin', idempotencyKey: 'k1' },
+    });
     expect(res).toEqual({
       provider: 'stub-engine',
       platform: 'chatgpt',

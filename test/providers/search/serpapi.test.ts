@@ -16,7 +16,17 @@ beforeEach(() => {
 
 function provider(over: Partial<SerpApiOptions> = {}) {
   const rec = recordingSleep();
-  return { search: createSerpApiSearch({ apiKey: fake.apiKey, baseUrl: fake.baseUrl, clock: fixedClock, sleep: rec.sleep, maxAttempts: 3, ...over }), waits: rec.waits };
+  return {
+    search: createSerpApiSearch({
+      apiKey: fake.apiKey,
+      baseUrl: fake.baseUrl,
+      clock: fixedClock,
+      sleep: rec.sleep,
+      maxAttempts: 3,
+      ...over,
+    }),
+    waits: rec.waits,
+  };
 }
 
 async function failure(p: Promise<unknown>): Promise<ProviderError> {
@@ -31,15 +41,38 @@ async function failure(p: Promise<unknown>): Promise<ProviderError> {
 describe('SerpApi search adapter', () => {
   it('sends the documented Google query and maps organic_results', async () => {
     const { search } = provider();
-    const res = await search.search('best trail shoes', { platform: 'organic', location: 'Austin, Texas, United States', language: 'en-US', limit: 2 });
+    const res = await search.search('best trail shoes', {
+      platform: 'organic',
+      location: 'Austin, Texas, United States',
+      language: 'en-US',
+      limit: 2,
+    });
     const req = fake.requests[0]!;
     expect(req.method).toBe('GET');
     expect(req.path).toBe('/search.json');
-    expect(req.query).toEqual({ engine: 'google', q: 'best trail shoes', location: 'Austin, Texas, United States', hl: 'en', gl: 'us', num: '2', api_key: fake.apiKey });
+    expect(req.query).toEqual({
+      engine: 'google',
+      q: 'best trail shoes',
+      location: 'Austin, Texas, United States',
+      hl: 'en',
+      gl: 'us',
+      num: '2',
+      api_key: fake.apiKey,
+    });
     expect(res).toMatchObject({ provider: 'serpapi', platform: 'organic', fetchedAt: '2025-05-26T10:00:00.000Z' });
     expect(res.results).toEqual([
-      { position: 1, url: 'https://site1.example/best-trail-shoes', title: 'best trail shoes – guide 1', snippet: 'Everything about best trail shoes, part 1.' },
-      { position: 2, url: 'https://site2.example/best-trail-shoes', title: 'best trail shoes – guide 2', snippet: 'Everything about best trail shoes, part 2.' },
+      {
+        position: 1,
+        url: 'https://site1.example/best-trail-shoes',
+        title: 'best trail shoes – guide 1',
+        snippet: 'Everything about best trail shoes, part 1.',
+      },
+      {
+        position: 2,
+        url: 'https://site2.example/best-trail-shoes',
+        title: 'best trail shoes – guide 2',
+        snippet: 'Everything about best trail shoes, part 2.',
+      },
     ]);
   });
 
@@ -61,11 +94,19 @@ describe('SerpApi search adapter', () => {
     expect(fake.requests[0]!.query.engine).toBe('google');
     expect(fake.requests[0]!.query).not.toHaveProperty('num');
     expect(res.results).toEqual([
-      { position: 1, url: 'https://www.youtube.com/watch?v=sourdo01', title: 'sourdough starter explained', snippet: 'Explainers · YouTube · Jan 10, 2025 · 8:01' },
+      {
+        position: 1,
+        url: 'https://www.youtube.com/watch?v=sourdo01',
+        title: 'sourdough starter explained',
+        snippet: 'Explainers · YouTube · Jan 10, 2025 · 8:01',
+      },
       { position: 2, url: 'https://vimeo.com/1702', title: 'sourdough starter in 5 minutes', snippet: 'Vimeo' },
     ]);
 
-    fake.setRespond(() => ({ search_metadata: { status: 'Success' }, video_results: [{ position: 1, title: 'V', link: 'https://v.example/1', snippet: 'a video' }] }));
+    fake.setRespond(() => ({
+      search_metadata: { status: 'Success' },
+      video_results: [{ position: 1, title: 'V', link: 'https://v.example/1', snippet: 'a video' }],
+    }));
     const fallback = await search.search('tbm style', { platform: 'google_video_pack' });
     expect(fallback.results).toEqual([{ position: 1, url: 'https://v.example/1', title: 'V', snippet: 'a video' }]);
   });
@@ -73,7 +114,13 @@ describe('SerpApi search adapter', () => {
   it('searches YouTube with engine=youtube and search_query, numbering results densely', async () => {
     const { search } = provider();
     const res = await search.search('knot tying', { platform: 'youtube_search', language: 'en-GB' });
-    expect(fake.requests[0]!.query).toEqual({ engine: 'youtube', search_query: 'knot tying', gl: 'gb', hl: 'en', api_key: fake.apiKey });
+    expect(fake.requests[0]!.query).toEqual({
+      engine: 'youtube',
+      search_query: 'knot tying',
+      gl: 'gb',
+      hl: 'en',
+      api_key: fake.apiKey,
+    });
     expect(res.results.map((r) => [r.position, r.url, r.snippet])).toEqual([
       [1, 'https://www.youtube.com/watch?v=knot-tyi1', 'A video about knot tying (1).'],
       [2, 'https://www.youtube.com/watch?v=knot-tyi2', 'A video about knot tying (2).'],
@@ -83,7 +130,10 @@ describe('SerpApi search adapter', () => {
 
   it('treats "no results" as an empty page and other error bodies as failures', async () => {
     const { search } = provider();
-    fake.setRespond(() => ({ search_metadata: { status: 'Success' }, error: "Google hasn't returned any results for this query." }));
+    fake.setRespond(() => ({
+      search_metadata: { status: 'Success' },
+      error: "Google hasn't returned any results for this query.",
+    }));
     expect((await search.search('zzzz', { platform: 'organic' })).results).toEqual([]);
     fake.setRespond(() => ({ error: 'Unsupported `Atlantis` location - location parameter.' }));
     const err = await failure(search.search('x', { platform: 'organic', location: 'Atlantis' }));

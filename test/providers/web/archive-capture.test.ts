@@ -65,7 +65,9 @@ describe('archive add and ls round trip through a loopback server', () => {
       if (req.url === '/page') {
         visits++;
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'x-visit': String(visits) });
-        res.end(`<html><head><title>Visit ${visits}</title></head><body><p>Crème brûlée number ${visits}</p></body></html>`);
+        res.end(
+          `<html><head><title>Visit ${visits}</title></head><body><p>Crème brûlée number ${visits}</p></body></html>`,
+        );
       } else if (req.url === '/latin') {
         res.writeHead(200, { 'content-type': 'text/html; charset=iso-8859-1' });
         res.end(Buffer.from('<p>Café olé</p>', 'latin1'));
@@ -97,7 +99,15 @@ describe('archive add and ls round trip through a loopback server', () => {
     const out = join(dir, 'captures', 'site.warc.gz');
     const events: ArchiveAddProgress[] = [];
     const result = await archiveAdd({
-      urls: [`${base}/page`, `${base}/latin`, `${base}/old`, `${base}/gone`, `${base}/logo.png`, 'nonsense://x', `${base}/page`],
+      urls: [
+        `${base}/page`,
+        `${base}/latin`,
+        `${base}/old`,
+        `${base}/gone`,
+        `${base}/logo.png`,
+        'nonsense://x',
+        `${base}/page`,
+      ],
       out,
       fetcher: loopbackFetcher(now),
       progress: (e) => events.push(e),
@@ -130,7 +140,9 @@ describe('archive add and ls round trip through a loopback server', () => {
       ['/gone', 404, 'text/html'],
       ['/logo.png', 200, 'image/png'],
     ]);
-    expect(rows[0]?.bytes).toBe(Buffer.byteLength(`<html><head><title>Visit 1</title></head><body><p>Crème brûlée number 1</p></body></html>`));
+    expect(rows[0]?.bytes).toBe(
+      Buffer.byteLength(`<html><head><title>Visit 1</title></head><body><p>Crème brûlée number 1</p></body></html>`),
+    );
     expect(rows[0]?.date).toBe('2024-06-01T10:00:01.000Z');
 
     // The file is standard WARC: a warcinfo record, then request/response pairs with digests.

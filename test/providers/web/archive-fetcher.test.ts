@@ -88,7 +88,9 @@ describe('archive fetcher on the sample archive', () => {
     expect(page.status).toBe(200);
     expect(page.requestedUrl).toBe('http://rapidflowplumbing.com/');
     expect(page.url).toBe('https://www.rapidflowplumbing.com/');
-    const raw = await createArchiveFetcher({ archive, offline: true, maxRedirects: 0 }).fetch('http://rapidflowplumbing.com/');
+    const raw = await createArchiveFetcher({ archive, offline: true, maxRedirects: 0 }).fetch(
+      'http://rapidflowplumbing.com/',
+    );
     expect(raw.status).toBe(301);
     expect(raw.headers['location']).toBe('https://www.rapidflowplumbing.com/');
   });

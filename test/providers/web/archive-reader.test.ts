@@ -11,7 +11,9 @@ import { serializeExchange, serializeResource, serializeWarcinfo } from '../../.
 
 describe('normalizeArchiveUrl', () => {
   it('lower-cases scheme and host, drops default port and fragment, keeps the query', () => {
-    expect(normalizeArchiveUrl('HTTPS://WWW.Example.COM:443/A/b?Q=1&x=Y#frag')).toBe('https://www.example.com/A/b?Q=1&x=Y');
+    expect(normalizeArchiveUrl('HTTPS://WWW.Example.COM:443/A/b?Q=1&x=Y#frag')).toBe(
+      'https://www.example.com/A/b?Q=1&x=Y',
+    );
     expect(normalizeArchiveUrl('http://example.com:80')).toBe('http://example.com/');
     expect(normalizeArchiveUrl('http://example.com:8080/x')).toBe('http://example.com:8080/x');
     expect(normalizeArchiveUrl('https://example.com/x?')).toBe('https://example.com/x');
@@ -49,7 +51,11 @@ describe('reading the sample archive', () => {
 
     const pdf = snapshot.get('https://www.crema-supply.com/manuals/gaggia-classic-pro-manual.pdf');
     expect(pdf?.contentType).toBe('application/pdf');
-    expect(Buffer.from(pdf?.payload ?? []).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(
+      Buffer.from(pdf?.payload ?? [])
+        .subarray(0, 5)
+        .toString('latin1'),
+    ).toBe('%PDF-');
 
     const json = snapshot.get('https://www.crema-supply.com/api/products/gaggia-classic-pro.json');
     expect(json?.contentType).toBe('application/json');
@@ -95,7 +101,14 @@ describe('reading other archives', () => {
     const date = '2024-01-01T00:00:00Z';
     const page = (url: string, body: string) =>
       serializeExchange(
-        { url, date, status: 200, statusText: 'OK', headers: [['Content-Type', 'text/html']], payload: Buffer.from(body) },
+        {
+          url,
+          date,
+          status: 200,
+          statusText: 'OK',
+          headers: [['Content-Type', 'text/html']],
+          payload: Buffer.from(body),
+        },
         { gzip: false },
       );
     await writeFile(join(dir, 'a.warc'), Buffer.concat([await page('https://a.example/', 'A')]));

@@ -14,7 +14,9 @@ describe('the shipped sample archive', () => {
     // Compare the WARC bytes, not the gzip bytes: zlib builds may compress differently on other machines.
     const shipped = await readFile(join(SAMPLE_ARCHIVE_PATH, 'sample.warc.gz'));
     const same = gunzipSync(shipped).equals(gunzipSync(first));
-    expect(same, 'web-archive/sample.warc.gz is stale: run node --import tsx scripts/build-sample-archive.ts').toBe(true);
+    expect(same, 'web-archive/sample.warc.gz is stale: run node --import tsx scripts/build-sample-archive.ts').toBe(
+      true,
+    );
     expect(shipped.byteLength).toBeLessThan(2 * 1024 * 1024);
   });
 
@@ -24,6 +26,6 @@ describe('the shipped sample archive', () => {
     expect(pdf.slice(xref, xref + 4)).toBe('xref');
     const offsets = [...pdf.matchAll(/^(\d{10}) 00000 n $/gm)].map((m) => Number(m[1]));
     offsets.forEach((offset, i) => expect(pdf.slice(offset).startsWith(`${i + 1} 0 obj`)).toBe(true));
-    expect(pdf).toContain('(Hello \\(world\\)) \'');
+    expect(pdf).toContain("(Hello \\(world\\)) '");
   });
 });

@@ -3,7 +3,10 @@ import { checkUrl, isBlockedHostname, parseAllowList } from '../../../src/provid
 import { ALLOWED_URLS, ssrfSchemeCases, ssrfUrlCases } from '../../helpers/ssrf-cases.ts';
 
 const PORT = 43121;
-const casesFor = (id: string) => ssrfUrlCases(PORT).filter((c) => c.id === id).map((c) => [c.url, c.code] as const);
+const casesFor = (id: string) =>
+  ssrfUrlCases(PORT)
+    .filter((c) => c.id === id)
+    .map((c) => [c.url, c.code] as const);
 
 function expectRefused(url: string, code: string) {
   const result = checkUrl(url);
@@ -16,7 +19,10 @@ function expectRefused(url: string, code: string) {
 
 describe('checkUrl', () => {
   it.each(casesFor('E.43'))('E.43 loopback address and localhost names are blocked: %s', expectRefused);
-  it.each(casesFor('E.44'))('E.44 decimal, hex, octal and short IPv4 forms are blocked after WHATWG normalisation: %s', expectRefused);
+  it.each(casesFor('E.44'))(
+    'E.44 decimal, hex, octal and short IPv4 forms are blocked after WHATWG normalisation: %s',
+    expectRefused,
+  );
   it.each(casesFor('E.45'))('E.45 unspecified and IPv6 loopback are blocked: %s', expectRefused);
   it.each(casesFor('E.46'))('E.46 IPv4-mapped and IPv4-compatible IPv6 are blocked: %s', expectRefused);
   it.each(casesFor('E.47'))('E.47 NAT64, 6to4 and Teredo are blocked: %s', expectRefused);
@@ -25,11 +31,19 @@ describe('checkUrl', () => {
   it.each(casesFor('E.50'))('E.50 .local, .internal and .localhost names are blocked before DNS: %s', expectRefused);
   it.each(casesFor('E.51'))('E.51 URLs with userinfo are rejected: %s', expectRefused);
   it.each(casesFor('E.52'))('E.52 Unicode hosts are checked after UTS-46 mapping: %s', expectRefused);
-  it.each(ssrfSchemeCases(PORT).map((c) => [c.url, c.code] as const))('E.58 scheme is refused before any I/O: %s', expectRefused);
+  it.each(ssrfSchemeCases(PORT).map((c) => [c.url, c.code] as const))(
+    'E.58 scheme is refused before any I/O: %s',
+    expectRefused,
+  );
   it.each(casesFor('E.59'))('E.59 non-default ports on public hosts are blocked (only 80 and 443): %s', expectRefused);
 
   it('E.59 ports 80 and 443 are allowed on either scheme', () => {
-    for (const url of ['http://example.com/', 'https://example.com/', 'http://example.com:443/', 'https://example.com:80/']) {
+    for (const url of [
+      'http://example.com/',
+      'https://example.com/',
+      'http://example.com:443/',
+      'https://example.com:80/',
+    ]) {
       expect(checkUrl(url).ok, url).toBe(true);
     }
   });
@@ -54,7 +68,18 @@ describe('checkUrl', () => {
   });
 
   it('refuses unparsable, empty and control-character URLs as invalid_url', () => {
-    for (const url of ['', '   ', 'not a url', 'http://', 'http://exa mple.com/', 'http://example.com/\n/x', 'http://exa\tmple.com/', 'http://[::1/', 'http://256.1.1.1/', 'http://localhost:+11211aaa']) {
+    for (const url of [
+      '',
+      '   ',
+      'not a url',
+      'http://',
+      'http://exa mple.com/',
+      'http://example.com/\n/x',
+      'http://exa\tmple.com/',
+      'http://[::1/',
+      'http://256.1.1.1/',
+      'http://localhost:+11211aaa',
+    ]) {
       expectRefused(url, 'invalid_url');
     }
     expectRefused(`http://example.com/${'a'.repeat(9000)}`, 'invalid_url');
@@ -73,7 +98,18 @@ describe('checkUrl', () => {
 
 describe('isBlockedHostname', () => {
   it('E.50 matches suffixes case-insensitively, with or without a trailing dot', () => {
-    for (const host of ['localhost', 'LOCALHOST.', 'Foo.INTERNAL.', 'printer.local', 'x.y.localhost', 'metadata', 'metadata.google.internal.', 'metadata.azure.internal', 'router.home.arpa', 'ⓛocalhost']) {
+    for (const host of [
+      'localhost',
+      'LOCALHOST.',
+      'Foo.INTERNAL.',
+      'printer.local',
+      'x.y.localhost',
+      'metadata',
+      'metadata.google.internal.',
+      'metadata.azure.internal',
+      'router.home.arpa',
+      'ⓛocalhost',
+    ]) {
       expect(isBlockedHostname(host), host).toBe(true);
     }
   });
@@ -82,7 +118,14 @@ describe('isBlockedHostname', () => {
     for (const host of ['127.0.0.1', '127.1', '2130706433', '[::1]', '::1', '10.1.2.3', '[fd00:ec2::254]']) {
       expect(isBlockedHostname(host), host).toBe(true);
     }
-    for (const host of ['example.com', 'EXAMPLE.com.', '93.184.216.34', '[2606:2800:220:1:248:1893:25c8:1946]', 'notlocal.com', 'internal.example.com']) {
+    for (const host of [
+      'example.com',
+      'EXAMPLE.com.',
+      '93.184.216.34',
+      '[2606:2800:220:1:248:1893:25c8:1946]',
+      'notlocal.com',
+      'internal.example.com',
+    ]) {
       expect(isBlockedHostname(host), host).toBe(false);
     }
   });

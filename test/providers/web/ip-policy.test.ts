@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { BLOCKED_CIDRS, blockedAddressReason, canonicalIp, isBlockedAddress } from '../../../src/providers/web/ip-policy.ts';
+import {
+  BLOCKED_CIDRS,
+  blockedAddressReason,
+  canonicalIp,
+  isBlockedAddress,
+} from '../../../src/providers/web/ip-policy.ts';
 
 const BLOCKED: Array<[string, string]> = [
   ['127.0.0.1', 'loopback'],
@@ -99,7 +104,20 @@ describe('ip policy', () => {
 
   it('lists every blocked range explicitly, with valid CIDRs', () => {
     const cidrs = [...BLOCKED_CIDRS.v4, ...BLOCKED_CIDRS.v6].map(([cidr]) => cidr);
-    for (const required of ['10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7', 'fe80::/10', '::ffff:0:0/96', '64:ff9b::/96', '2002::/16', '2001::/32']) {
+    for (const required of [
+      '10.0.0.0/8',
+      '100.64.0.0/10',
+      '127.0.0.0/8',
+      '169.254.0.0/16',
+      '172.16.0.0/12',
+      '192.168.0.0/16',
+      'fc00::/7',
+      'fe80::/10',
+      '::ffff:0:0/96',
+      '64:ff9b::/96',
+      '2002::/16',
+      '2001::/32',
+    ]) {
       expect(cidrs).toContain(required);
     }
   });

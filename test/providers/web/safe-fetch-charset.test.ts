@@ -22,14 +22,18 @@ describe('charset detection and decoding', () => {
 
   it('finds <meta charset>, http-equiv and the XML declaration in the first bytes', () => {
     expect(charsetFromMarkup(latin1('<html><head><meta charset="windows-1252">'))).toBe('windows-1252');
-    expect(charsetFromMarkup(latin1("<META HTTP-EQUIV='Content-Type' CONTENT='text/html; charset=euc-kr'>"))).toBe('euc-kr');
+    expect(charsetFromMarkup(latin1("<META HTTP-EQUIV='Content-Type' CONTENT='text/html; charset=euc-kr'>"))).toBe(
+      'euc-kr',
+    );
     expect(charsetFromMarkup(latin1('<?xml version="1.0" encoding="ISO-8859-1"?><rss/>'))).toBe('ISO-8859-1');
     expect(charsetFromMarkup(latin1(`${' '.repeat(5000)}<meta charset="koi8-r">`))).toBeNull();
   });
 
   it('prefers BOM, then the header, then markup, then UTF-8', () => {
     const meta = latin1('<meta charset="windows-1252"><p>x</p>');
-    expect(detectCharset(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), meta]), 'text/html; charset=iso-8859-2')).toBe('utf-8');
+    expect(detectCharset(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), meta]), 'text/html; charset=iso-8859-2')).toBe(
+      'utf-8',
+    );
     expect(detectCharset(meta, 'text/html; charset=iso-8859-2')).toBe('iso-8859-2');
     expect(detectCharset(meta, 'text/html')).toBe('windows-1252');
     expect(detectCharset(latin1('<p>plain</p>'), null)).toBe('utf-8');
@@ -48,13 +52,25 @@ describe('charset detection and decoding', () => {
   });
 
   it('decodes Shift_JIS, ISO-8859-2 and malformed UTF-8', () => {
-    expect(decodeBody(Buffer.from([0x93, 0xfa, 0x96, 0x7b]), 'text/plain; charset=Shift_JIS')).toEqual({ text: '日本', charset: 'shift_jis' });
+    expect(decodeBody(Buffer.from([0x93, 0xfa, 0x96, 0x7b]), 'text/plain; charset=Shift_JIS')).toEqual({
+      text: '日本',
+      charset: 'shift_jis',
+    });
     expect(decodeBody(Buffer.from([0xb9, 0xe6]), 'text/plain; charset=iso-8859-2').text).toBe('šć');
     expect(decodeBody(Buffer.from([0x61, 0xff, 0x62]), 'text/plain').text).toBe('a\ufffdb');
   });
 
   it('treats text/*, XML, JSON and untyped bodies as text, others as binary', () => {
-    for (const t of ['text/html', 'text/plain', 'application/xhtml+xml', 'application/xml', 'application/json', 'application/rss+xml', 'application/ld+json', null]) {
+    for (const t of [
+      'text/html',
+      'text/plain',
+      'application/xhtml+xml',
+      'application/xml',
+      'application/json',
+      'application/rss+xml',
+      'application/ld+json',
+      null,
+    ]) {
       expect(isTextType(t), String(t)).toBe(true);
     }
     for (const t of ['image/png', 'application/pdf', 'application/octet-stream', 'video/mp4']) {

@@ -2,7 +2,12 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import type { ServerResponse } from 'node:http';
 import { Agent, ProxyAgent, getGlobalDispatcher, request, setGlobalDispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSafeFetcher, parseAllowList, type AllowList, type SafeFetcher } from '../../../src/providers/web/safe-fetch.ts';
+import {
+  createSafeFetcher,
+  parseAllowList,
+  type AllowList,
+  type SafeFetcher,
+} from '../../../src/providers/web/safe-fetch.ts';
 import { nextHop } from '../../../src/providers/web/safe-redirect.ts';
 import { FetchError } from '../../../src/providers/types.ts';
 import { startCanary, startPageServer, type Canary, type PageServer } from '../../helpers/canary.ts';
@@ -138,7 +143,12 @@ describe('E: DNS-time cases', () => {
     // 127.0.0.1:P (allowed, the page server) plays the public answer; 127.0.0.2:P (a canary) the private one.
     const inside = await startCanary({ hosts: ['127.0.0.2'], port: server.port });
     try {
-      const lookup = stubLookup({ 'mixed.example.com': [{ address: '127.0.0.1', family: 4 }, { address: '127.0.0.2', family: 4 }] });
+      const lookup = stubLookup({
+        'mixed.example.com': [
+          { address: '127.0.0.1', family: 4 },
+          { address: '127.0.0.2', family: 4 },
+        ],
+      });
       const fetcher = fetcherWith({ lookup, allow: [`mixed.example.com:${server.port}`] });
       const before = server.requests.length;
       const err = await failure(fetcher.fetch(`http://mixed.example.com:${server.port}/`));
@@ -154,7 +164,9 @@ describe('E: DNS-time cases', () => {
     // First answer 127.0.0.1 (allowed: the "public" page server), every later answer 127.0.0.2 (a canary).
     const inside = await startCanary({ hosts: ['127.0.0.2'], port: server.port });
     try {
-      const table = { 'rebind.example.com': [[{ address: '127.0.0.1', family: 4 }], [{ address: '127.0.0.2', family: 4 }]] };
+      const table = {
+        'rebind.example.com': [[{ address: '127.0.0.1', family: 4 }], [{ address: '127.0.0.2', family: 4 }]],
+      };
       const lookup = stubLookup(table);
       const allow = [`rebind.example.com:${server.port}`];
       const fetcher = fetcherWith({ lookup, allow });
@@ -182,21 +194,27 @@ describe('E: DNS-time cases', () => {
     expect((await failure(fetcher.check('http://rebind.example.com/'))).code).toBe('blocked');
   });
 
-  it.each([true, false])('E.56 an AAAA-only name resolving to ::1 is blocked (autoSelectFamily %s)', async (autoSelectFamily) => {
-    const lookup = stubLookup(ssrfDnsTable());
-    const allow = [`aaaa-only.example.com:${canary.port}`, `mapped.example.com:${canary.port}`];
-    const fetcher = fetcherWith({ lookup, allow, autoSelectFamily });
-    for (const host of ['aaaa-only.example.com', 'mapped.example.com']) {
-      expect((await failure(fetcher.fetch(`http://${host}:${canary.port}/`))).code, host).toBe('blocked');
-    }
-    expect(canary.connections).toBe(0);
-  });
+  it.each([true, false])(
+    'E.56 an AAAA-only name resolving to ::1 is blocked (autoSelectFamily %s)',
+    async (autoSelectFamily) => {
+      const lookup = stubLookup(ssrfDnsTable());
+      const allow = [`aaaa-only.example.com:${canary.port}`, `mapped.example.com:${canary.port}`];
+      const fetcher = fetcherWith({ lookup, allow, autoSelectFamily });
+      for (const host of ['aaaa-only.example.com', 'mapped.example.com']) {
+        expect((await failure(fetcher.fetch(`http://${host}:${canary.port}/`))).code, host).toBe('blocked');
+      }
+      expect(canary.connections).toBe(0);
+    },
+  );
 
   it('E.56 control: with [::1] on the allow-list the same request does reach a listener, so the test can fail', async () => {
     const control = await startCanary({ hosts: ['::1'] });
     try {
       const lookup = stubLookup({ 'aaaa-only.example.com': [{ address: '::1', family: 6 }] });
-      const fetcher = fetcherWith({ lookup, allow: [`aaaa-only.example.com:${control.port}`, `[::1]:${control.port}`] });
+      const fetcher = fetcherWith({
+        lookup,
+        allow: [`aaaa-only.example.com:${control.port}`, `[::1]:${control.port}`],
+      });
       expect((await failure(fetcher.fetch(`http://aaaa-only.example.com:${control.port}/`))).code).toBe('network');
       expect(control.targets).toEqual([`::1:${control.port}`]);
     } finally {

@@ -1,7 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSafeFetcher, DEFAULT_USER_AGENT, parseAllowList, type SafeFetcher } from '../../../src/providers/web/safe-fetch.ts';
+import {
+  createSafeFetcher,
+  DEFAULT_USER_AGENT,
+  parseAllowList,
+  type SafeFetcher,
+} from '../../../src/providers/web/safe-fetch.ts';
 import { FetchError } from '../../../src/providers/types.ts';
 import { startPageServer, type PageServer } from '../../helpers/canary.ts';
 import { stubLookup } from '../../helpers/ssrf-cases.ts';
@@ -17,8 +22,10 @@ const routes: Record<string, (res: ServerResponse, origin: string, url: URL) => 
   '/html': (res) => send(res, 200, { 'content-type': 'text/html; charset=utf-8' }, HTML),
   '/gzip': (res) => send(res, 200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }, gzipSync(HTML)),
   '/br': (res) => send(res, 200, { 'content-type': 'text/html', 'content-encoding': 'br' }, brotliCompressSync(HTML)),
-  '/deflate': (res) => send(res, 200, { 'content-type': 'text/html', 'content-encoding': 'deflate' }, deflateSync(HTML)),
-  '/deflate-raw': (res) => send(res, 200, { 'content-type': 'text/html', 'content-encoding': 'deflate' }, deflateRawSync(HTML)),
+  '/deflate': (res) =>
+    send(res, 200, { 'content-type': 'text/html', 'content-encoding': 'deflate' }, deflateSync(HTML)),
+  '/deflate-raw': (res) =>
+    send(res, 200, { 'content-type': 'text/html', 'content-encoding': 'deflate' }, deflateRawSync(HTML)),
   '/gzip-br': (res) =>
     send(res, 200, { 'content-type': 'text/html', 'content-encoding': 'gzip, br' }, brotliCompressSync(gzipSync(HTML))),
   '/cp1252-gzip': (res) =>
@@ -26,7 +33,12 @@ const routes: Record<string, (res: ServerResponse, origin: string, url: URL) => 
       res,
       200,
       { 'content-type': 'text/html', 'content-encoding': 'gzip' },
-      gzipSync(Buffer.from('<html><head><meta charset="windows-1252"><title>Caf\xe9 \x93ok\x94</title></head></html>', 'latin1')),
+      gzipSync(
+        Buffer.from(
+          '<html><head><meta charset="windows-1252"><title>Caf\xe9 \x93ok\x94</title></head></html>',
+          'latin1',
+        ),
+      ),
     ),
   '/png': (res) => send(res, 200, { 'content-type': 'image/png' }, Buffer.alloc(4096, 0x89)),
   '/json': (res) => send(res, 200, { 'content-type': 'application/json' }, '{"a":"é"}'),
@@ -50,7 +62,8 @@ const routes: Record<string, (res: ServerResponse, origin: string, url: URL) => 
     res.write('x'.repeat(100));
   },
   '/bomb': (res) => send(res, 200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }, BOMB),
-  '/corrupt-gzip': (res) => send(res, 200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }, 'definitely not gzip'),
+  '/corrupt-gzip': (res) =>
+    send(res, 200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }, 'definitely not gzip'),
   '/zstd': (res) => send(res, 200, { 'content-type': 'text/html', 'content-encoding': 'zstd' }, 'whatever'),
   '/slow-body': (res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
@@ -189,8 +202,14 @@ describe('safe fetcher: pages from an allow-listed loopback server', () => {
   });
 
   it('reports corrupt and unsupported encodings as network errors', async () => {
-    expect(await failure(fetcher.fetch(at('/corrupt-gzip')))).toMatchObject({ code: 'network', message: expect.stringMatching(/gzip/) });
-    expect(await failure(fetcher.fetch(at('/zstd')))).toMatchObject({ code: 'network', message: expect.stringMatching(/zstd/) });
+    expect(await failure(fetcher.fetch(at('/corrupt-gzip')))).toMatchObject({
+      code: 'network',
+      message: expect.stringMatching(/gzip/),
+    });
+    expect(await failure(fetcher.fetch(at('/zstd')))).toMatchObject({
+      code: 'network',
+      message: expect.stringMatching(/zstd/),
+    });
   });
 
   it('limits total body time even when bytes keep trickling', async () => {
@@ -212,9 +231,14 @@ describe('safe fetcher: pages from an allow-listed loopback server', () => {
     });
     try {
       const started = Date.now();
-      expect(await failure(hanging.fetch(`http://hang.example:${server.port}/html`))).toMatchObject({ code: 'timeout', message: expect.stringMatching(/DNS/) });
+      expect(await failure(hanging.fetch(`http://hang.example:${server.port}/html`))).toMatchObject({
+        code: 'timeout',
+        message: expect.stringMatching(/DNS/),
+      });
       expect(Date.now() - started).toBeLessThan(1_000);
-      expect(await failure(hanging.check(`http://hang.example:${server.port}/html`))).toMatchObject({ code: 'timeout' });
+      expect(await failure(hanging.check(`http://hang.example:${server.port}/html`))).toMatchObject({
+        code: 'timeout',
+      });
     } finally {
       await hanging.close();
     }

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../../src/providers/types.ts';
-import { ANTHROPIC_VERSION, createAnthropicWriter, type AnthropicOptions } from '../../../src/providers/writer/anthropic.ts';
+import {
+  ANTHROPIC_VERSION,
+  createAnthropicWriter,
+  type AnthropicOptions,
+} from '../../../src/providers/writer/anthropic.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '../../helpers/fake-providers/anthropic.ts';
 import { recordingSleep } from '../../helpers/fake-providers/server.ts';
 
@@ -16,7 +20,17 @@ beforeEach(() => {
 
 function writer(over: Partial<AnthropicOptions> = {}) {
   const rec = recordingSleep();
-  return { w: createAnthropicWriter({ apiKey: fake.apiKey, baseUrl: fake.baseUrl, model: 'claude-sonnet-4-5', sleep: rec.sleep, maxAttempts: 3, ...over }), waits: rec.waits };
+  return {
+    w: createAnthropicWriter({
+      apiKey: fake.apiKey,
+      baseUrl: fake.baseUrl,
+      model: 'claude-sonnet-4-5',
+      sleep: rec.sleep,
+      maxAttempts: 3,
+      ...over,
+    }),
+    waits: rec.waits,
+  };
 }
 
 async function failure(p: Promise<unknown>): Promise<ProviderError> {
@@ -30,7 +44,16 @@ async function failure(p: Promise<unknown>): Promise<ProviderError> {
 
 const SYSTEM = 'You write for Nordlicht Café. Voice: friendly and concise. Language: sv-SE. Mention the Sunday brunch.';
 const PROMPT = 'Draft the FAQ section for "fika i Umeå".';
-const SCHEMA = { type: 'object', properties: { faqs: { type: 'array', items: { type: 'object', properties: { q: { type: 'string' }, a: { type: 'string' } }, required: ['q', 'a'] } } }, required: ['faqs'] };
+const SCHEMA = {
+  type: 'object',
+  properties: {
+    faqs: {
+      type: 'array',
+      items: { type: 'object', properties: { q: { type: 'string' }, a: { type: 'string' } }, required: ['q', 'a'] },
+    },
+  },
+  required: ['faqs'],
+};
 
 describe('Anthropic writer', () => {
   it('sends the documented headers, top-level system and the prompt verbatim', async () => {
@@ -43,14 +66,26 @@ describe('Anthropic writer', () => {
     expect(ANTHROPIC_VERSION).toBe('2023-06-01');
     expect(req.headers['idempotency-key']).toBe('run3:faq');
     expect(req.headers).not.toHaveProperty('authorization');
-    expect(req.body).toEqual({ model: 'claude-sonnet-4-5', max_tokens: 4096, system: SYSTEM, messages: [{ role: 'user', content: PROMPT }], temperature: 0.2 });
+    expect(req.body).toEqual({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 4096,
+      system: SYSTEM,
+      messages: [{ role: 'user', content: PROMPT }],
+      temperature: 0.2,
+    });
     expect(res).toMatchObject({ text: `Echo: ${PROMPT}`, provider: 'anthropic', model: 'claude-sonnet-4-5' });
     expect(res.usage?.outputTokens).toBeGreaterThan(0);
   });
 
   it('gets JSON through one forced tool and reads the tool_use input', async () => {
     const { w } = writer();
-    const res = await w.complete({ system: SYSTEM, prompt: PROMPT, jsonSchema: SCHEMA, schemaName: 'faq list', maxTokens: 1200 });
+    const res = await w.complete({
+      system: SYSTEM,
+      prompt: PROMPT,
+      jsonSchema: SCHEMA,
+      schemaName: 'faq list',
+      maxTokens: 1200,
+    });
     const body = fake.bodies()[0]!;
     expect(body.max_tokens).toBe(1200);
     expect(body.tools).toEqual([{ name: 'faq_list', description: expect.any(String), input_schema: SCHEMA }]);
@@ -61,20 +96,32 @@ describe('Anthropic writer', () => {
 
   it('wraps an array root schema as an object tool input and unwraps it', async () => {
     const { w } = writer();
-    const res = await w.complete({ system: 's', prompt: 'p', jsonSchema: { type: 'array', items: { type: 'string' } } });
+    const res = await w.complete({
+      system: 's',
+      prompt: 'p',
+      jsonSchema: { type: 'array', items: { type: 'string' } },
+    });
     expect(fake.bodies()[0]!.tools?.[0]?.input_schema).toMatchObject({ type: 'object', required: ['result'] });
     expect(res.json).toEqual(['sample result']);
   });
 
   it('joins text blocks and raises refusals, truncated tool calls and empty text', async () => {
     const { w } = writer();
-    fake.setReply(() => ({ content: [{ type: 'text', text: 'Hej ' }, { type: 'text', text: 'världen' }] }));
+    fake.setReply(() => ({
+      content: [
+        { type: 'text', text: 'Hej ' },
+        { type: 'text', text: 'världen' },
+      ],
+    }));
     expect((await w.complete({ system: 's', prompt: 'p' })).text).toBe('Hej världen');
 
     fake.setReply(() => ({ content: [], stop_reason: 'refusal' }));
     expect((await failure(w.complete({ system: 's', prompt: 'p' }))).retryable).toBe(false);
 
-    fake.setReply(() => ({ content: [{ type: 'tool_use', id: 't', name: 'output', input: {} }], stop_reason: 'max_tokens' }));
+    fake.setReply(() => ({
+      content: [{ type: 'tool_use', id: 't', name: 'output', input: {} }],
+      stop_reason: 'max_tokens',
+    }));
     expect((await failure(w.complete({ system: 's', prompt: 'p', jsonSchema: SCHEMA }))).message).toMatch(/max_tokens/);
 
     fake.setReply(() => ({ content: [{ type: 'text', text: '  ' }] }));
@@ -93,7 +140,10 @@ describe('Anthropic writer', () => {
     expect(fake.requests).toHaveLength(3);
 
     fake.reset();
-    expect(await failure(writer({ apiKey: 'sk-ant-wrong' }).w.complete({ system: 's', prompt: 'p' }))).toMatchObject({ retryable: false, status: 401 });
+    expect(await failure(writer({ apiKey: 'sk-ant-wrong' }).w.complete({ system: 's', prompt: 'p' }))).toMatchObject({
+      retryable: false,
+      status: 401,
+    });
     expect(fake.requests).toHaveLength(1);
   });
 

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../../src/providers/types.ts';
-import { createOpenAiWriter, JSON_REMINDER, objectRootSchema, parseJsonText, type OpenAiWriterOptions } from '../../../src/providers/writer/openai.ts';
+import {
+  createOpenAiWriter,
+  JSON_REMINDER,
+  objectRootSchema,
+  parseJsonText,
+  type OpenAiWriterOptions,
+} from '../../../src/providers/writer/openai.ts';
 import { lastUserText, startFakeOpenAi, type FakeOpenAi } from '../../helpers/fake-providers/openai.ts';
 import { recordingSleep } from '../../helpers/fake-providers/server.ts';
 
@@ -22,7 +28,17 @@ beforeEach(() => {
 
 function writer(over: Partial<OpenAiWriterOptions> = {}) {
   const rec = recordingSleep();
-  return { w: createOpenAiWriter({ apiKey: fake.apiKey!, baseUrl: fake.baseUrl, model: 'gpt-4o-mini', sleep: rec.sleep, maxAttempts: 3, ...over }), waits: rec.waits };
+  return {
+    w: createOpenAiWriter({
+      apiKey: fake.apiKey!,
+      baseUrl: fake.baseUrl,
+      model: 'gpt-4o-mini',
+      sleep: rec.sleep,
+      maxAttempts: 3,
+      ...over,
+    }),
+    waits: rec.waits,
+  };
 }
 
 async function failure(p: Promise<unknown>): Promise<ProviderError> {
@@ -34,7 +50,8 @@ async function failure(p: Promise<unknown>): Promise<ProviderError> {
   return err as ProviderError;
 }
 
-const SYSTEM = 'You write for Acme Plumbing. Voice: warm, plain. Tone: reassuring. Language: de-DE. Never mention prices.';
+const SYSTEM =
+  'You write for Acme Plumbing. Voice: warm, plain. Tone: reassuring. Language: de-DE. Never mention prices.';
 const PROMPT = 'Write the introduction for "Rohrbruch was tun". Sources: [1] https://a.example/x';
 
 const SCHEMA = {
@@ -47,7 +64,13 @@ const SCHEMA = {
 describe('OpenAI-compatible writer', () => {
   it('puts the system text and prompt on the wire verbatim, with auth, model, tokens, temperature and key', async () => {
     const { w } = writer();
-    const res = await w.complete({ system: SYSTEM, prompt: PROMPT, maxTokens: 900, temperature: 0.3, idempotencyKey: 'run1:draft' });
+    const res = await w.complete({
+      system: SYSTEM,
+      prompt: PROMPT,
+      maxTokens: 900,
+      temperature: 0.3,
+      idempotencyKey: 'run1:draft',
+    });
     const req = fake.requests[0]!;
     expect(req.path).toBe('/v1/chat/completions');
     expect(req.headers.authorization).toBe(`Bearer ${fake.apiKey}`);
@@ -78,21 +101,35 @@ describe('OpenAI-compatible writer', () => {
   it('asks for strict json_schema output and parses it', async () => {
     const { w } = writer();
     const res = await w.complete({ system: SYSTEM, prompt: PROMPT, jsonSchema: SCHEMA, schemaName: 'brief outline' });
-    expect(fake.bodies()[0]!.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'brief_outline', schema: SCHEMA, strict: true } });
+    expect(fake.bodies()[0]!.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'brief_outline', schema: SCHEMA, strict: true },
+    });
     expect(res.json).toEqual({ title: 'sample title', sections: ['sample sections'] });
     expect(JSON.parse(res.text)).toEqual(res.json);
   });
 
   it('wraps a non-object root schema for the provider and unwraps the answer', async () => {
     const { w } = writer();
-    const res = await w.complete({ system: 's', prompt: 'p', jsonSchema: { type: 'array', items: { type: 'string' } } });
-    expect(fake.bodies()[0]!.response_format?.json_schema?.schema).toMatchObject({ type: 'object', required: ['result'] });
+    const res = await w.complete({
+      system: 's',
+      prompt: 'p',
+      jsonSchema: { type: 'array', items: { type: 'string' } },
+    });
+    expect(fake.bodies()[0]!.response_format?.json_schema?.schema).toMatchObject({
+      type: 'object',
+      required: ['result'],
+    });
     expect(res.json).toEqual(['sample result']);
   });
 
   it('retries once with a reminder under a distinct key when the JSON does not parse', async () => {
     const { w } = writer();
-    fake.setReply((body) => (lastUserText(body) === JSON_REMINDER ? '```json\n{"title":"ok","sections":[]}\n```' : 'Sure! Here is your outline: title ok'));
+    fake.setReply((body) =>
+      lastUserText(body) === JSON_REMINDER
+        ? '```json\n{"title":"ok","sections":[]}\n```'
+        : 'Sure! Here is your outline: title ok',
+    );
     const res = await w.complete({ system: SYSTEM, prompt: PROMPT, jsonSchema: SCHEMA, idempotencyKey: 'run2:brief' });
     expect(res.json).toEqual({ title: 'ok', sections: [] });
     const [, second] = fake.bodies();

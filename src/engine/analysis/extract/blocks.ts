@@ -12,10 +12,55 @@ export interface Block {
 }
 
 const BLOCK_TAGS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'caption', 'center', 'dd', 'details', 'div', 'dl', 'dt',
-  'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr',
-  'html', 'legend', 'li', 'main', 'menu', 'nav', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'td',
-  'tfoot', 'th', 'thead', 'tr', 'ul', 'br', 'dialog', 'search', 'output',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'caption',
+  'center',
+  'dd',
+  'details',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hgroup',
+  'hr',
+  'html',
+  'legend',
+  'li',
+  'main',
+  'menu',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
+  'br',
+  'dialog',
+  'search',
+  'output',
 ]);
 
 /** Splits the subtree under `root` into blocks in document order, skipping removed subtrees. */
@@ -26,7 +71,10 @@ export function collectBlocks(root: TNode): Block[] {
   let owner = root;
   const flush = (): void => {
     if (parts.length === 0) return;
-    const text = parts.join('').replace(/[\s\u00a0\u200b]+/g, ' ').trim();
+    const text = parts
+      .join('')
+      .replace(/[\s\u00a0\u200b]+/g, ' ')
+      .trim();
     if (text) blocks.push({ owner, text, chars: text.length, linkChars: Math.min(linkChars, text.length) });
     parts = [];
     linkChars = 0;

@@ -6,27 +6,95 @@
  */
 import type { TNode } from './tree.ts';
 
-const FURNITURE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'menu', 'menubar', 'toolbar', 'alertdialog']);
+const FURNITURE_ROLES = new Set([
+  'navigation',
+  'banner',
+  'contentinfo',
+  'complementary',
+  'search',
+  'menu',
+  'menubar',
+  'toolbar',
+  'alertdialog',
+]);
 
 const FURNITURE_WORDS = [
-  'nav', 'navbar', 'navigation', 'navlinks', 'menu', 'menubar', 'submenu', 'megamenu', 'breadcrumbs?', 'footer',
-  'sidebar', 'cookies?', 'cookiebar', 'consent', 'gdpr', 'share', 'sharing', 'sharebar', 'social', 'socials',
-  'sharedaddy', 'addthis', 'related', 'newsletter', 'subscribe', 'subscription', 'advert', 'advertisement', 'ads',
-  'ad', 'sponsored', 'promo', 'pagination', 'pager', 'toolbar', 'masthead', 'disqus', 'outbrain', 'taboola', 'login',
-  'signup', 'skiplinks?', 'upsells?', 'cross-?sells?', 'recently-viewed', 'recommendations?',
+  'nav',
+  'navbar',
+  'navigation',
+  'navlinks',
+  'menu',
+  'menubar',
+  'submenu',
+  'megamenu',
+  'breadcrumbs?',
+  'footer',
+  'sidebar',
+  'cookies?',
+  'cookiebar',
+  'consent',
+  'gdpr',
+  'share',
+  'sharing',
+  'sharebar',
+  'social',
+  'socials',
+  'sharedaddy',
+  'addthis',
+  'related',
+  'newsletter',
+  'subscribe',
+  'subscription',
+  'advert',
+  'advertisement',
+  'ads',
+  'ad',
+  'sponsored',
+  'promo',
+  'pagination',
+  'pager',
+  'toolbar',
+  'masthead',
+  'disqus',
+  'outbrain',
+  'taboola',
+  'login',
+  'signup',
+  'skiplinks?',
+  'upsells?',
+  'cross-?sells?',
+  'recently-viewed',
+  'recommendations?',
   // Shop listings: the filter and sort panels beside the products.
-  'filters', 'facets?', 'refinements?', 'facet-filters?', 'product-filters?', 'collection-filters?',
+  'filters',
+  'facets?',
+  'refinements?',
+  'facet-filters?',
+  'product-filters?',
+  'collection-filters?',
   // Forum software chrome around each post: author panels, badges, signatures.
-  'signature', 'userextras', 'userinfo', 'user-info', 'usertitle', 'userbanner', 'postprofile', 'authorpane',
-  'author-pane', 'posterinfo',
+  'signature',
+  'userextras',
+  'userinfo',
+  'user-info',
+  'usertitle',
+  'userbanner',
+  'postprofile',
+  'authorpane',
+  'author-pane',
+  'posterinfo',
 ];
 // A furniture word with at most one prefix and one suffix part: "site-footer", "nav-wrapper", "share_bar".
-const FURNITURE_TOKEN = new RegExp(`^(?:[a-z0-9]+(?:-|_|__))?(?:${FURNITURE_WORDS.join('|')})(?:(?:-|_|__)[a-z0-9]+)?$`);
+const FURNITURE_TOKEN = new RegExp(
+  `^(?:[a-z0-9]+(?:-|_|__))?(?:${FURNITURE_WORDS.join('|')})(?:(?:-|_|__)[a-z0-9]+)?$`,
+);
 const HEADER_TOKEN = /^(?:site|global|main|top|page)?[-_]?header$/;
-const COMMENT_TOKEN = /^(?:[a-z0-9]+(?:-|_|__))?(?:comments?|respond|replies|comment-respond|commentlist)(?:(?:-|_|__)[a-z0-9]+)?$/;
+const COMMENT_TOKEN =
+  /^(?:[a-z0-9]+(?:-|_|__))?(?:comments?|respond|replies|comment-respond|commentlist)(?:(?:-|_|__)[a-z0-9]+)?$/;
 // Names that say "this is the body text": they outweigh any furniture word next to them ("article-body pagination").
 const CONTENT_NAME = /(?:article|entry|post|story|main|page)[-_]?(?:body|content|text)/;
-const KEEP_ASIDE = /(?:^|[\s_-])(?:note|notes|footnotes?|admonition|callout|tip|warning|info|caution|important)(?:$|[\s_-])/;
+const KEEP_ASIDE =
+  /(?:^|[\s_-])(?:note|notes|footnotes?|admonition|callout|tip|warning|info|caution|important)(?:$|[\s_-])/;
 
 export interface FurnitureOptions {
   /** Above this share of the page's text a subtree is kept whatever its tag or name. */
@@ -42,7 +110,12 @@ export function markFurniture(root: TNode, options: FurnitureOptions): void {
   while (stack.length > 0) {
     const [node, inMain] = stack.pop() as [TNode, boolean];
     const share = node.chars / total;
-    if (node !== root && share < 0.9 && isFurniture(node, inMain, options) && (share < options.maxShare || isSemantic(node))) {
+    if (
+      node !== root &&
+      share < 0.9 &&
+      isFurniture(node, inMain, options) &&
+      (share < options.maxShare || isSemantic(node))
+    ) {
       node.removed = true;
       continue;
     }

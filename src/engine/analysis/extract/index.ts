@@ -15,8 +15,19 @@ export type * from './types.ts';
 /** An Extraction with nothing in it. */
 export function emptyExtraction(): Extraction {
   return {
-    title: '', metaDescription: '', canonical: '', lang: '', h1: '', headings: [], mainText: '', wordCount: 0,
-    paragraphs: [], lists: [], tables: [], images: [], links: [],
+    title: '',
+    metaDescription: '',
+    canonical: '',
+    lang: '',
+    h1: '',
+    headings: [],
+    mainText: '',
+    wordCount: 0,
+    paragraphs: [],
+    lists: [],
+    tables: [],
+    images: [],
+    links: [],
     structuredData: { faq: [], articles: [], products: [], types: [] },
   };
 }

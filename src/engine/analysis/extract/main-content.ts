@@ -74,7 +74,12 @@ function isRemoved(node: TNode): boolean {
 }
 
 function words(texts: readonly string[]): string[] {
-  return texts.join(' ').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  return (
+    texts
+      .join(' ')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}_]+/gu) ?? []
+  );
 }
 
 function wordBag(texts: readonly string[]): Map<string, number> {

@@ -16,7 +16,17 @@ export interface PageMetadata {
 
 /** Reads the metadata in one pass over the document; <svg> titles and body text are skipped. */
 export function readMetadata(doc: DomDocument): PageMetadata {
-  const meta: PageMetadata = { title: '', metaDescription: '', canonical: '', lang: '', baseHref: '', ogTitle: '', ogType: '', generator: '', jsonLd: [] };
+  const meta: PageMetadata = {
+    title: '',
+    metaDescription: '',
+    canonical: '',
+    lang: '',
+    baseHref: '',
+    ogTitle: '',
+    ogType: '',
+    generator: '',
+    jsonLd: [],
+  };
   let ogDescription = '';
   let contentLanguage = '';
   const root = doc.documentElement;

@@ -10,8 +10,10 @@ export type PageKind = 'article' | 'forum' | 'product' | 'collection' | 'documen
 const FORUM_TYPES = new Set(['DiscussionForumPosting', 'QAPage', 'SocialMediaPosting', 'Comment']);
 const PRODUCT_TYPES = new Set(['Product', 'ProductGroup', 'IndividualProduct', 'Offer', 'AggregateOffer']);
 const FORUM_GENERATOR = /discourse|xenforo|vbulletin|phpbb|invision|mybb|nodebb|flarum|vanilla|simple machines|smf/i;
-const FORUM_PATH = /\/(?:forums?|threads?|topics?|t|questions|comments|community|discussions?|showthread\.php|viewtopic\.php|board)(?:[/.?]|$)/i;
-const FORUM_HOST = /(?:^|\.)(?:forums?|community|discuss|discourse|answers)\.|reddit\.com|stackexchange\.com|stackoverflow\.com/i;
+const FORUM_PATH =
+  /\/(?:forums?|threads?|topics?|t|questions|comments|community|discussions?|showthread\.php|viewtopic\.php|board)(?:[/.?]|$)/i;
+const FORUM_HOST =
+  /(?:^|\.)(?:forums?|community|discuss|discourse|answers)\.|reddit\.com|stackexchange\.com|stackoverflow\.com/i;
 const PRODUCT_PATH = /\/(?:products?|p|dp|item|itm|ip)\//i;
 
 /** Guesses the page kind; `url` may be empty. */
@@ -27,7 +29,8 @@ export function guessPageKind(meta: PageMetadata, jsonLdTypes: readonly string[]
     // No usable URL: decide from the markup alone.
   }
   if (FORUM_HOST.test(host) || FORUM_PATH.test(path)) return 'forum';
-  if (jsonLdTypes.some((t) => PRODUCT_TYPES.has(t)) || meta.ogType.startsWith('product') || PRODUCT_PATH.test(path)) return 'product';
+  if (jsonLdTypes.some((t) => PRODUCT_TYPES.has(t)) || meta.ogType.startsWith('product') || PRODUCT_PATH.test(path))
+    return 'product';
   if (jsonLdTypes.some((t) => /Article$|BlogPosting/.test(t)) || meta.ogType === 'article') return 'article';
   if (/\/(?:docs?|documentation|reference|manual|api)(?:[/.]|$)/i.test(path)) return 'documentation';
   if (/\/(?:collections?|categor(?:y|ies)|c|shop)\//i.test(path)) return 'collection';

@@ -17,7 +17,27 @@ export interface ContentParts {
 }
 
 const LIMIT = 2000;
-const NOT_PARAGRAPH = new Set(['li', 'td', 'th', 'dt', 'dd', 'caption', 'figcaption', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'tr', 'table', 'ul', 'ol', 'summary', 'legend']);
+const NOT_PARAGRAPH = new Set([
+  'li',
+  'td',
+  'th',
+  'dt',
+  'dd',
+  'caption',
+  'figcaption',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'tr',
+  'table',
+  'ul',
+  'ol',
+  'summary',
+  'legend',
+]);
 
 /** Text of a subtree on one line. */
 export function nodeText(node: TNode): string {
@@ -27,7 +47,12 @@ export function nodeText(node: TNode): string {
 }
 
 /** Reads the parts under `container`; `base` resolves relative URLs, `siteHost` decides internal links. */
-export function readParts(container: TNode, blocks: readonly Block[], base: string | null, siteHost: string): ContentParts {
+export function readParts(
+  container: TNode,
+  blocks: readonly Block[],
+  base: string | null,
+  siteHost: string,
+): ContentParts {
   const parts: ContentParts = { headings: [], paragraphs: [], lists: [], tables: [], images: [], links: [] };
   const site = siteHost ? registrableHost(siteHost) : '';
   for (const b of blocks) {
@@ -84,19 +109,29 @@ function rowsOf(table: TNode): TNode[] {
 function readTable(table: TNode): Table | null {
   const rows = rowsOf(table).map((tr) => {
     const cells = kidNodes(tr).filter((c) => c.tag === 'td' || c.tag === 'th');
-    return { header: (cells.length > 0 && cells.every((c) => c.tag === 'th')) || tr.parent?.tag === 'thead', cells: cells.map(nodeText) };
+    return {
+      header: (cells.length > 0 && cells.every((c) => c.tag === 'th')) || tr.parent?.tag === 'thead',
+      cells: cells.map(nodeText),
+    };
   });
   if (rows.length === 0) return null;
   const first = rows[0];
   const headers = first && first.header ? first.cells : [];
-  const body = (headers.length > 0 ? rows.slice(1) : rows).map((r) => r.cells).filter((r) => r.some((c) => c.length > 0));
+  const body = (headers.length > 0 ? rows.slice(1) : rows)
+    .map((r) => r.cells)
+    .filter((r) => r.some((c) => c.length > 0));
   if (headers.length === 0 && body.length === 0) return null;
   return { headers, rows: body };
 }
 
 function readImage(node: TNode, base: string | null): Image | null {
   const el = node.el;
-  const candidates = [el.getAttribute('src'), el.getAttribute('data-src'), el.getAttribute('data-lazy-src'), firstSrcset(el.getAttribute('srcset'))];
+  const candidates = [
+    el.getAttribute('src'),
+    el.getAttribute('data-src'),
+    el.getAttribute('data-lazy-src'),
+    firstSrcset(el.getAttribute('srcset')),
+  ];
   for (const c of candidates) {
     if (!c || c.startsWith('data:')) continue;
     const src = resolveSrc(c, base);

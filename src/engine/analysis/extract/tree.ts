@@ -22,8 +22,29 @@ export interface TNode {
 
 // Elements whose content is never visible text on the page.
 const SKIP = new Set([
-  'head', 'script', 'style', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'meta', 'link',
-  'select', 'option', 'input', 'textarea', 'button', 'map', 'audio', 'video', 'source', 'track', 'datalist', 'dialog',
+  'head',
+  'script',
+  'style',
+  'template',
+  'svg',
+  'canvas',
+  'iframe',
+  'object',
+  'embed',
+  'meta',
+  'link',
+  'select',
+  'option',
+  'input',
+  'textarea',
+  'button',
+  'map',
+  'audio',
+  'video',
+  'source',
+  'track',
+  'datalist',
+  'dialog',
 ]);
 
 const MAX_DEPTH = 400;
@@ -111,7 +132,8 @@ function visibleLength(text: string): number {
 
 // Utility classes that hide an element (Bootstrap, Tailwind, WordPress, IPS), and the responsive ones that show it
 // again from some breakpoint up ("hidden md:block", "d-none d-lg-flex"), which a desktop rendering would show.
-const HIDING_CLASS = /^(?:d-none|hidden|hide|is-hidden|ipshide|sr-only|visually-hidden|visuallyhidden|screen-reader-text|screen-reader-only|u-hidden)$/;
+const HIDING_CLASS =
+  /^(?:d-none|hidden|hide|is-hidden|ipshide|sr-only|visually-hidden|visuallyhidden|screen-reader-text|screen-reader-only|u-hidden)$/;
 const SHOWING_CLASS = /^(?:sm|md|lg|xl|2xl):|^d-(?:sm|md|lg|xl|xxl)-/;
 
 function hiddenByClass(cls: string): boolean {

@@ -21,7 +21,24 @@ export function resolveSrc(src: string, base: string | null): string | null {
 
 // Second-level labels under which registries sell names (example.co.uk); a full public-suffix list is overkill for
 // telling a site's own links from outside ones.
-const SECOND_LEVEL = new Set(['co', 'com', 'net', 'org', 'gov', 'edu', 'ac', 'or', 'ne', 'go', 'gob', 'mil', 'nic', 'sch', 'ltd', 'plc']);
+const SECOND_LEVEL = new Set([
+  'co',
+  'com',
+  'net',
+  'org',
+  'gov',
+  'edu',
+  'ac',
+  'or',
+  'ne',
+  'go',
+  'gob',
+  'mil',
+  'nic',
+  'sch',
+  'ltd',
+  'plc',
+]);
 
 /** Approximate registrable domain (eTLD+1) of a host name. */
 export function registrableHost(host: string): string {

@@ -12,8 +12,17 @@ export const SCORING_VERSION = '1';
  * Scores `source` against `competitors` for `keyword` with the published formula (docs/scoring.md): a pure,
  * deterministic function of its inputs.
  */
-export function scorePage(analyzer: TermAnalyzer, source: AnalyzedPage, competitors: readonly AnalyzedPage[], keyword: string, language: string): ScoreResult {
-  const stats = analyzer.analyzeCompetitors(competitors.map((c) => c.terms), { source: source.terms });
+export function scorePage(
+  analyzer: TermAnalyzer,
+  source: AnalyzedPage,
+  competitors: readonly AnalyzedPage[],
+  keyword: string,
+  language: string,
+): ScoreResult {
+  const stats = analyzer.analyzeCompetitors(
+    competitors.map((c) => c.terms),
+    { source: source.terms },
+  );
   const details = runChecks({ source, competitors, stats, keyword, language, analyzer });
   const categoryScores = {} as Record<Category, number>;
   for (const cat of CATEGORIES) {
@@ -23,8 +32,28 @@ export function scorePage(analyzer: TermAnalyzer, source: AnalyzedPage, competit
   }
   const total = details.reduce((a, d) => a + d.earned, 0);
   const entities: EntityRow[] = [
-    ...stats.terms.slice(0, TOP_TERMS).map((t) => ({ term: t.display, kind: 'term' as const, importance: t.importance, sourceCount: t.pages, competitorRange: t.count, sourceUses: t.sourceCount ?? 0, status: t.status ?? 'missing' })),
-    ...stats.entities.slice(0, TOP_ENTITIES).map((e) => ({ term: e.display, kind: 'entity' as const, importance: e.importance, sourceCount: e.pages, competitorRange: e.count, sourceUses: e.sourceCount ?? 0, status: e.status ?? 'missing' })),
+    ...stats.terms
+      .slice(0, TOP_TERMS)
+      .map((t) => ({
+        term: t.display,
+        kind: 'term' as const,
+        importance: t.importance,
+        sourceCount: t.pages,
+        competitorRange: t.count,
+        sourceUses: t.sourceCount ?? 0,
+        status: t.status ?? 'missing',
+      })),
+    ...stats.entities
+      .slice(0, TOP_ENTITIES)
+      .map((e) => ({
+        term: e.display,
+        kind: 'entity' as const,
+        importance: e.importance,
+        sourceCount: e.pages,
+        competitorRange: e.count,
+        sourceUses: e.sourceCount ?? 0,
+        status: e.status ?? 'missing',
+      })),
   ];
   return {
     rankabilityScore: Math.round(total * 10) / 10,
@@ -36,6 +65,21 @@ export function scorePage(analyzer: TermAnalyzer, source: AnalyzedPage, competit
 }
 
 /** Each competitor scored against the others (leave one out), so a page's score reads against theirs. */
-export function scoreCompetitors(analyzer: TermAnalyzer, competitors: readonly AnalyzedPage[], keyword: string, language: string): number[] {
-  return competitors.map((c, i) => (competitors.length < 2 ? 0 : scorePage(analyzer, c, competitors.filter((_, j) => j !== i), keyword, language).rankabilityScore));
+export function scoreCompetitors(
+  analyzer: TermAnalyzer,
+  competitors: readonly AnalyzedPage[],
+  keyword: string,
+  language: string,
+): number[] {
+  return competitors.map((c, i) =>
+    competitors.length < 2
+      ? 0
+      : scorePage(
+          analyzer,
+          c,
+          competitors.filter((_, j) => j !== i),
+          keyword,
+          language,
+        ).rankabilityScore,
+  );
 }

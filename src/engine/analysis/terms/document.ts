@@ -94,7 +94,9 @@ function displayFor(stream: TokenStream, classes: SentenceClasses): (t: LexToken
     if (t.cap !== 'none' && (!positional(t) || unknownProperNoun(stream, t))) genuine.add(t.norm);
   }
   return (t) =>
-    (t.cap === 'title' || t.cap === 'upper') && positional(t) && !genuine.has(t.norm) ? t.surface.toLowerCase() : t.surface;
+    (t.cap === 'title' || t.cap === 'upper') && positional(t) && !genuine.has(t.norm)
+      ? t.surface.toLowerCase()
+      : t.surface;
 }
 
 function termList(table: TermTable): DocTerm[] {

@@ -87,8 +87,7 @@ export function findEntities(stream: TokenStream, language: string, classes: Sen
   });
   const isAccepted = tokens.map(
     (t, k) =>
-      isCandidate[k] === true &&
-      (isStrong[k] === true || confirmed.has(t.norm) || unknownProperNoun(stream, t)),
+      isCandidate[k] === true && (isStrong[k] === true || confirmed.has(t.norm) || unknownProperNoun(stream, t)),
   );
   const accepted = (k: number): boolean => isAccepted[k] === true;
   // German articles (`der`, `den`) would glue every noun pair together.
@@ -231,7 +230,12 @@ function addName(
   else if (PLACES.has(key)) type = 'place';
   else if (orgCue || ORG_SUFFIXES.has(last.norm) || (words.length >= 2 && ORG_PREFIXES.has(first.norm))) {
     type = 'organization';
-  } else if (productCue || run.some((t) => /\d/.test(t.surface)) || /^\p{Ll}+\p{Lu}/u.test(first.surface) || PRODUCT_CUES.has(nextWord)) {
+  } else if (
+    productCue ||
+    run.some((t) => /\d/.test(t.surface)) ||
+    /^\p{Ll}+\p{Lu}/u.test(first.surface) ||
+    PRODUCT_CUES.has(nextWord)
+  ) {
     type = 'product';
   } else if (
     (words.length >= 2 && words.length <= 3 && FIRST_NAMES.has(first.norm)) ||

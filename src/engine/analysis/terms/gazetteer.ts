@@ -5,7 +5,12 @@
 
 // Multi-word entries are written with `_` for spaces.
 const words = (s: string): ReadonlySet<string> =>
-  new Set(s.split(/\s+/).filter((w) => w.length > 0).map((w) => w.replaceAll('_', ' ')));
+  new Set(
+    s
+      .split(/\s+/)
+      .filter((w) => w.length > 0)
+      .map((w) => w.replaceAll('_', ' ')),
+  );
 
 /** Lower-case place names (multi-word names joined by one space, as entity keys are). */
 export const PLACES = words(`
@@ -67,10 +72,14 @@ export const ORG_PREFIXES = words(`
 `);
 
 /** Words after which `of` stays inside a name (`Bank of America`, `Gulf of Mexico`). */
-export const OF_HEADS = new Set([...ORG_PREFIXES, ...PLACE_PREFIXES, ...words(`
+export const OF_HEADS = new Set([
+  ...ORG_PREFIXES,
+  ...PLACE_PREFIXES,
+  ...words(`
   republic kingdom state states united city duke prince princess queen king house court commonwealth province
   sea bay isle district league society association
-`)]);
+`),
+]);
 
 /** Lower-case connectors allowed inside a name when capitalised words stand on both sides. */
 export const NAME_CONNECTORS = words('of & de del della di da do dos das du des la le van von der den');
@@ -119,10 +128,13 @@ export const CALENDAR_WORDS = words(`
 `);
 
 /** Capitalised words that are concepts, not names: never an entity on their own (they stay terms). */
-export const NOT_NAMES = new Set([...PERSON_ROLES, ...words(`
+export const NOT_NAMES = new Set([
+  ...PERSON_ROLES,
+  ...words(`
   faq faqs pdf usb hdmi diy roi seo api url html css gps led lcd oled tv pc ai vr ar ok ps pm am eta asap fyi dna
   covid wifi wi-fi id vip kpi b2b b2c saas crm erp hr pr ui ux qa iot rss sms cta bmi vs etc
-`)]);
+`),
+]);
 
 /** Lower-case words after a name that mark a product (`Pegasus 40 review`). */
 export const PRODUCT_CUES = words('review reviews model models edition version series specs price prices');

@@ -76,7 +76,8 @@ export function countNgrams(
     }
     if (length === 0) joiner = ' ';
     // Shift the window: the old newest becomes second, the old second becomes oldest.
-    const glue = !t.spaceBefore && joiner === ' ' && length > 0 && isCjk(t.key.charAt(0)) && isCjk(k1.slice(-1)) ? '' : ' ';
+    const glue =
+      !t.spaceBefore && joiner === ' ' && length > 0 && isCjk(t.key.charAt(0)) && isCjk(k1.slice(-1)) ? '' : ' ';
     k3 = k2;
     s3 = s2;
     j3 = j2;

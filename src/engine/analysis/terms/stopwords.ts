@@ -59,7 +59,9 @@ const STOP_WORDS: Readonly<Record<string, ReadonlySet<string>>> = {
     essas aquele aquela isso isto todo todos toda todas outro outra outros outras cada pode podem
   `),
   // Chinese function characters; Japanese is handled mostly by the all-hiragana rule in tokenize.ts.
-  zh: words('的 了 是 在 和 有 我 你 他 她 它 这 那 也 就 都 与 及 等 对 而 被 从 把 之 或 其 但 将 还 又 很 个 们 吗 呢 吧 啊'),
+  zh: words(
+    '的 了 是 在 和 有 我 你 他 她 它 这 那 也 就 都 与 及 等 对 而 被 从 把 之 或 其 但 将 还 又 很 个 们 吗 呢 吧 啊',
+  ),
   ja: words('こと もの ため よう これ それ あれ どれ ここ そこ 等 及び 又は'),
 };
 

@@ -94,7 +94,9 @@ export function createSegmenterTokenizer(): SegmenterTokenizer {
       if (elided && elisions?.has((elided[1] ?? '').toLowerCase())) surface = elided[2] ?? seg;
       const lower = surface.toLowerCase();
       const stop =
-        stopWords.has(lower) || (language === 'ja' && HIRAGANA_ONLY.test(lower)) || (!isCjk(lower) && charLength(lower) < 2);
+        stopWords.has(lower) ||
+        (language === 'ja' && HIRAGANA_ONLY.test(lower)) ||
+        (!isCjk(lower) && charLength(lower) < 2);
       wordCount += 1;
       push(surface, 'word', stop ? '' : lower, stop);
       pendingStart = false;

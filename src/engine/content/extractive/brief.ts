@@ -48,7 +48,10 @@ function refsOf(units: readonly Unit[]): number[] {
 export function buildBrief(ctx: Context): Brief {
   const seo = buildSeo(ctx);
   const base = planFor(ctx, false);
-  const faqs = buildFaqs(ctx, base.filter((s) => s.heading !== INTRODUCTION).map((s) => s.heading));
+  const faqs = buildFaqs(
+    ctx,
+    base.filter((s) => s.heading !== INTRODUCTION).map((s) => s.heading),
+  );
   // More sections (up to nine) while the sources have material the planned ones cannot take.
   let plan = planFor(ctx, faqs.length > 0);
   let layout = layoutDraft(ctx, plan, faqs, seo.h1);
@@ -59,20 +62,33 @@ export function buildBrief(ctx: Context): Brief {
     layout = layoutDraft(ctx, plan, faqs, seo.h1);
   }
   const filled = (s: PlanSection): boolean =>
-    s.kind === 'cta' || (s.kind === 'faq' ? layout.faqs.length > 0 : s.range !== undefined || (layout.chosen.get(s)?.length ?? 0) > 0);
+    s.kind === 'cta' ||
+    (s.kind === 'faq' ? layout.faqs.length > 0 : s.range !== undefined || (layout.chosen.get(s)?.length ?? 0) > 0);
   if (!plan.every(filled)) {
     plan = plan.filter(filled);
     layout = layoutDraft(ctx, plan, faqs, seo.h1);
   }
   const importedUnits = (s: PlanSection): Unit[] =>
-    s.range ? (ctx.imported?.units ?? []).filter((u) => u.block >= (s.range?.[0] ?? 0) && u.block < (s.range?.[1] ?? 0)) : [];
+    s.range
+      ? (ctx.imported?.units ?? []).filter((u) => u.block >= (s.range?.[0] ?? 0) && u.block < (s.range?.[1] ?? 0))
+      : [];
   const outline: OutlineSection[] = plan.map((s) => {
     if (s.kind === 'faq') {
-      const refs = faqs.map((f) => ctx.refs.find((r) => r.url === f.sourceUrl)?.number).filter((n): n is number => n !== undefined);
-      return { heading: s.heading, level: 2, points: faqs.map((f) => f.question), sources: [...new Set(refs)].sort((a, b) => a - b) };
+      const refs = faqs
+        .map((f) => ctx.refs.find((r) => r.url === f.sourceUrl)?.number)
+        .filter((n): n is number => n !== undefined);
+      return {
+        heading: s.heading,
+        level: 2,
+        points: faqs.map((f) => f.question),
+        sources: [...new Set(refs)].sort((a, b) => a - b),
+      };
     }
     const units = [...importedUnits(s), ...(layout.chosen.get(s) ?? [])];
-    const points = s.kind === 'cta' ? [ctx.client.name, ...(ctx.client.domain ? [ctx.client.domain] : [])] : sectionPoints(ctx, units, s.heading);
+    const points =
+      s.kind === 'cta'
+        ? [ctx.client.name, ...(ctx.client.domain ? [ctx.client.domain] : [])]
+        : sectionPoints(ctx, units, s.heading);
     return { heading: s.heading, level: s.level, points, sources: refsOf(units) };
   });
   return { outline, seoMetadata: seo, entities: briefEntities(ctx.terms), faqs };

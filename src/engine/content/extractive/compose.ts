@@ -33,7 +33,9 @@ const SHARE: Partial<Record<PlanSection['kind'], number>> = { intro: 0.1, conclu
 /** Relevance of units to a section: a score, or null when a unit does not belong there at all. */
 export function sectionScorer(ctx: Context, section: ComposeSection): (u: Unit) => number | null {
   const topic = new Set(ctx.topicStems);
-  const headingStems = tokenize(section.heading, ctx.language).filter((t) => !t.stop && !topic.has(t.stem)).map((t) => t.stem);
+  const headingStems = tokenize(section.heading, ctx.language)
+    .filter((t) => !t.stop && !topic.has(t.stem))
+    .map((t) => t.stem);
   return (u) => {
     if (u.kind === 'raw' || u.origin === 'imported') return null;
     const topicCov = ctx.topicStems.length ? overlap(u.stems, ctx.topicStems) / ctx.topicStems.length : 0;
@@ -44,7 +46,9 @@ export function sectionScorer(ctx: Context, section: ComposeSection): (u: Unit) 
       // The opening quotes the research; the client's own facts go to the sections they answer.
       if (own) return null;
       if (u.position > 0.35 && u.heading !== '') return null;
-      return 2 * topicCov + (u.heading === '' ? 1 : 0) + (1 - u.position) + 0.5 * u.termScore + hint - (u.refersBack ? 1 : 0);
+      return (
+        2 * topicCov + (u.heading === '' ? 1 : 0) + (1 - u.position) + 0.5 * u.termScore + hint - (u.refersBack ? 1 : 0)
+      );
     }
     if (section.slot?.ownOnly && !own) return null;
     const native = !u.faq && u.headingIds.some((id) => section.members.has(id));
@@ -56,8 +60,16 @@ export function sectionScorer(ctx: Context, section: ComposeSection): (u: Unit) 
     if (!native && (u.question || u.refersBack)) return null;
     if (section.kind === 'cta' && !slot) return null;
     return (
-      3 * (native ? 1 : 0) + 2 * rel + 1.5 * (slot ? 1 : 0) + points + 0.5 * topicCov + 0.5 * u.termScore + hint +
-      (own ? (section.slot?.preferOwn ? 1.5 : 0.2) : 0) - (u.refersBack ? 0.3 : 0) - (u.question ? 0.4 : 0) -
+      3 * (native ? 1 : 0) +
+      2 * rel +
+      1.5 * (slot ? 1 : 0) +
+      points +
+      0.5 * topicCov +
+      0.5 * u.termScore +
+      hint +
+      (own ? (section.slot?.preferOwn ? 1.5 : 0.2) : 0) -
+      (u.refersBack ? 0.3 : 0) -
+      (u.question ? 0.4 : 0) -
       (u.faq ? 0.5 : 0)
     );
   };
@@ -80,7 +92,11 @@ function ranked(ctx: Context, section: ComposeSection, reserved: ReadonlySet<num
 }
 
 /** Chooses units for every section; returns them per section in reading order. */
-export function compose(ctx: Context, sections: readonly ComposeSection[], o: ComposeOptions): Map<ComposeSection, Unit[]> {
+export function compose(
+  ctx: Context,
+  sections: readonly ComposeSection[],
+  o: ComposeOptions,
+): Map<ComposeSection, Unit[]> {
   const fillable = sections.filter((s) => s.kind !== 'faq' && s.kind !== 'imported');
   const lists = new Map(fillable.map((s) => [s, ranked(ctx, s, o.reserved)]));
   const body = Math.max(0, o.target - o.fixedWords);
@@ -204,7 +220,15 @@ export function pickForTerms(
     if (phrase.length === 0 || ctx.banned.matches(term)) continue;
     let best: { unit: Unit; section: number; score: number } | null = null;
     for (const u of ctx.units) {
-      if (used.has(u.id) || u.kind === 'raw' || u.origin === 'imported' || u.faq || u.words > left || !hasRun(u.seq, phrase)) continue;
+      if (
+        used.has(u.id) ||
+        u.kind === 'raw' ||
+        u.origin === 'imported' ||
+        u.faq ||
+        u.words > left ||
+        !hasRun(u.seq, phrase)
+      )
+        continue;
       const section = place(u);
       const s = sections[section];
       const topicCov = ctx.topicStems.length ? overlap(u.stems, ctx.topicStems) / ctx.topicStems.length : 0;

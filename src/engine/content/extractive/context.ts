@@ -101,17 +101,23 @@ export interface Context {
   style: Style;
 }
 
-
 const FAQ_CONTAINER = /\b(?:faqs?|frequently asked|common questions|questions and answers|q ?& ?a)\b/i;
 const BOILERPLATE_HEADING =
   /^(?:related|share|comments?|leave a|reply|about the author|about us|table of contents|contents|in this article|sources|references|further reading|newsletter|subscribe|you may also like|more from|tags|categories|recent posts|popular posts|follow|disclaimer|disclosure|advertisement|sponsored|footer|menu|search|contact us|get a quote|call now)\b/i;
 
 /** Forum threads and Q&A pages: conversation, so they give terms and FAQ questions but no body sentences. */
 export function isForum(source: ResearchSource): boolean {
-  if (source.extraction.structuredData.types.some((t) => /^(?:DiscussionForumPosting|QAPage|SocialMediaPosting)$/.test(t))) return true;
+  if (
+    source.extraction.structuredData.types.some((t) => /^(?:DiscussionForumPosting|QAPage|SocialMediaPosting)$/.test(t))
+  )
+    return true;
   try {
     const u = new URL(source.url);
-    return /^(?:forums?|community|discuss|answers|boards?)\./i.test(u.hostname) || /forum/i.test(u.hostname) || /\/(?:t|threads?|topics?|questions)\//i.test(u.pathname);
+    return (
+      /^(?:forums?|community|discuss|answers|boards?)\./i.test(u.hostname) ||
+      /forum/i.test(u.hostname) ||
+      /\/(?:t|threads?|topics?|questions)\//i.test(u.pathname)
+    );
   } catch {
     return false;
   }
@@ -135,7 +141,9 @@ export function buildContext(
   const topic = request.topic.trim();
   const excluded = createTopicMatcher(client.excludedTopics ?? [], language, analyzer);
   const sources = sourcesInLanguage(research, language);
-  const clientLabel = client.domain ? brandLabel(client.domain.includes('//') ? client.domain : `https://${client.domain}`) : null;
+  const clientLabel = client.domain
+    ? brandLabel(client.domain.includes('//') ? client.domain : `https://${client.domain}`)
+    : null;
   const commercial = request.pageContract === 'commercial_service';
   const labelOf = (url: string): string | null => {
     const l = brandLabel(url);
@@ -155,15 +163,30 @@ export function buildContext(
     return m;
   };
 
-  const refs: CitationRef[] = research.sources.map((s, i) => ({ number: i + 1, url: s.url, title: s.title || s.extraction.title || s.url, origin: 'research' }));
+  const refs: CitationRef[] = research.sources.map((s, i) => ({
+    number: i + 1,
+    url: s.url,
+    title: s.title || s.extraction.title || s.url,
+    origin: 'research',
+  }));
   const importedRef: CitationRef | null =
     request.projectMode === 'optimize' && research.imported
-      ? { number: refs.length + 1, url: research.imported.url, title: research.imported.title || research.imported.url, origin: 'imported' }
+      ? {
+          number: refs.length + 1,
+          url: research.imported.url,
+          title: research.imported.title || research.imported.url,
+          origin: 'imported',
+        }
       : null;
   if (importedRef) refs.push(importedRef);
   const kb = (client.knowledgeBase ?? '').trim();
   const kbRef: CitationRef | null = kb
-    ? { number: refs.length + 1, url: `knowledge-base:${shortHash(kb)}`, title: `${client.name} knowledge base`, origin: 'knowledge_base' }
+    ? {
+        number: refs.length + 1,
+        url: `knowledge-base:${shortHash(kb)}`,
+        title: `${client.name} knowledge base`,
+        origin: 'knowledge_base',
+      }
     : null;
   if (kbRef) refs.push(kbRef);
 
@@ -180,7 +203,14 @@ export function buildContext(
   const split = createSentenceSplitter(language);
   const state = { units: [] as Unit[], headings: [] as HeadingOcc[] };
   const doc = (ref: CitationRef, blocks: Block[], foreign: boolean): { units: Unit[]; headings: HeadingOcc[] } =>
-    readDocument(ref, blocks, { foreign, language, split, excluded, banned: foreign ? bannedFor(ref.url) : excluded, state });
+    readDocument(ref, blocks, {
+      foreign,
+      language,
+      split,
+      excluded,
+      banned: foreign ? bannedFor(ref.url) : excluded,
+      state,
+    });
 
   if (kbRef) doc(kbRef, readMarkdown(kb), false);
   let imported: Context['imported'] = null;
@@ -202,12 +232,37 @@ export function buildContext(
     u.termScore = m.score;
   }
   const hintText = [request.customInstructions ?? '', request.context ?? ''].join(' ');
-  const topicStems = [...new Set(tokenize(topic, language).filter((t) => !t.stop).map((t) => t.stem))];
-  const hints = new Set(tokenize(hintText, language).filter((t) => !t.stop && !topicStems.includes(t.stem)).map((t) => t.stem).slice(0, 60));
+  const topicStems = [
+    ...new Set(
+      tokenize(topic, language)
+        .filter((t) => !t.stop)
+        .map((t) => t.stem),
+    ),
+  ];
+  const hints = new Set(
+    tokenize(hintText, language)
+      .filter((t) => !t.stop && !topicStems.includes(t.stem))
+      .map((t) => t.stem)
+      .slice(0, 60),
+  );
   return {
-    request, client, language, topic, topicStems, refs, sources,
-    units, headings: state.headings.filter((h) => refs[h.ref - 1]?.origin === 'research'), imported,
-    terms: filtered, termIndex, excluded, banned, bannedFor, hints, split,
+    request,
+    client,
+    language,
+    topic,
+    topicStems,
+    refs,
+    sources,
+    units,
+    headings: state.headings.filter((h) => refs[h.ref - 1]?.origin === 'research'),
+    imported,
+    terms: filtered,
+    termIndex,
+    excluded,
+    banned,
+    bannedFor,
+    hints,
+    split,
     style: createStyle(request.tone, client.brandVoice),
   };
 }
@@ -236,10 +291,23 @@ function readDocument(ref: CitationRef, blocks: Block[], o: ReadOptions): { unit
       const container = FAQ_CONTAINER.test(b.text);
       if (container && b.level >= 2) faqLevel = b.level;
       const h: HeadingOcc = {
-        id: o.state.headings.length, ref: ref.number, url: ref.url, text: b.text.replace(/^(?:step\s*)?\d+[.):]\s+/i, ''), level: b.level,
-        position, stems: tokenize(b.text, o.language).filter((t) => !t.stop && !/^\d+$/.test(t.lower)).map((t) => t.stem),
-        faq: container || faqLevel > 0, unusable: BOILERPLATE_HEADING.test(b.text) || o.banned.matches(b.text) || b.level < 2 || (o.foreign && firstPerson(b.text)),
-        question: /\?\s*$/.test(b.text), following: [],
+        id: o.state.headings.length,
+        ref: ref.number,
+        url: ref.url,
+        text: b.text.replace(/^(?:step\s*)?\d+[.):]\s+/i, ''),
+        level: b.level,
+        position,
+        stems: tokenize(b.text, o.language)
+          .filter((t) => !t.stop && !/^\d+$/.test(t.lower))
+          .map((t) => t.stem),
+        faq: container || faqLevel > 0,
+        unusable:
+          BOILERPLATE_HEADING.test(b.text) ||
+          o.banned.matches(b.text) ||
+          b.level < 2 ||
+          (o.foreign && firstPerson(b.text)),
+        question: /\?\s*$/.test(b.text),
+        following: [],
       };
       o.state.headings.push(h);
       headings.push(h);
@@ -248,21 +316,52 @@ function readDocument(ref: CitationRef, blocks: Block[], o: ReadOptions): { unit
       return;
     }
     const owner = stack[stack.length - 1];
-    if (owner && b.kind === 'paragraph' && blocks[index - 1 - owner.following.length]?.kind === 'heading' && owner.following.length < 2) {
+    if (
+      owner &&
+      b.kind === 'paragraph' &&
+      blocks[index - 1 - owner.following.length]?.kind === 'heading' &&
+      owner.following.length < 2
+    ) {
       owner.following.push(b.text);
     }
     const texts = b.kind === 'paragraph' ? o.split(b.text) : [b.text];
     for (const text of texts) {
       const kind = b.kind === 'paragraph' ? 'sentence' : b.kind;
       if (o.excluded.matches(text)) continue;
-      if (o.foreign && (rejectReason(text, { item: kind === 'item', foreign: true }) !== null || o.banned.matches(text))) continue;
-      if (!o.foreign && ref.origin === 'knowledge_base' && kind !== 'raw' && rejectReason(text, { item: kind === 'item', foreign: false }) !== null) continue;
+      if (
+        o.foreign &&
+        (rejectReason(text, { item: kind === 'item', foreign: true }) !== null || o.banned.matches(text))
+      )
+        continue;
+      if (
+        !o.foreign &&
+        ref.origin === 'knowledge_base' &&
+        kind !== 'raw' &&
+        rejectReason(text, { item: kind === 'item', foreign: false }) !== null
+      )
+        continue;
       const toks = tokenize(text, o.language);
       const u: Unit = {
-        id: o.state.units.length, ref: ref.number, url: ref.url, origin: ref.origin, kind, text, block: index,
-        list: b.list, ordered: b.ordered, position, heading: owner?.text ?? '', headingIds: stack.map((h) => h.id),
-        faq: faqLevel > 0, stems: new Set(toks.filter((t) => !t.stop).map((t) => t.stem)), seq: toks.map((t) => t.stem), words: countText(text),
-        terms: [], termScore: 0, refersBack: startsWithReference(text), question: /\?["”)]?$/.test(text),
+        id: o.state.units.length,
+        ref: ref.number,
+        url: ref.url,
+        origin: ref.origin,
+        kind,
+        text,
+        block: index,
+        list: b.list,
+        ordered: b.ordered,
+        position,
+        heading: owner?.text ?? '',
+        headingIds: stack.map((h) => h.id),
+        faq: faqLevel > 0,
+        stems: new Set(toks.filter((t) => !t.stop).map((t) => t.stem)),
+        seq: toks.map((t) => t.stem),
+        words: countText(text),
+        terms: [],
+        termScore: 0,
+        refersBack: startsWithReference(text),
+        question: /\?["”)]?$/.test(text),
       };
       o.state.units.push(u);
       units.push(u);

@@ -42,9 +42,17 @@ export function sectionsFromBrief(ctx: Context, brief: Brief): ComposeSection[] 
       out.push(known);
       continue;
     }
-    const members = new Set(ctx.headings.filter((h) => h.text.toLowerCase() === heading.toLowerCase()).map((h) => h.id));
+    const members = new Set(
+      ctx.headings.filter((h) => h.text.toLowerCase() === heading.toLowerCase()).map((h) => h.id),
+    );
     out.push({
-      heading, level: 2, kind: 'body', slot: null, members, templated: false, position: out.length,
+      heading,
+      level: 2,
+      kind: 'body',
+      slot: null,
+      members,
+      templated: false,
+      position: out.length,
       pointStems: contentStems(o.points.join(' '), ctx.language),
     });
   }
@@ -64,7 +72,9 @@ function faqsForDraft(ctx: Context, faqs: readonly Faq[], target: number): FaqBl
   for (const f of faqs) {
     if (ctx.excluded.matches(f.question) || ctx.excluded.matches(f.answer)) continue;
     const ref = ctx.refs.find((r) => r.url === f.sourceUrl)?.number ?? null;
-    const answer: Piece[] = ctx.split(f.answer).map((text) => ({ kind: 'sentence', text, ref, group: `faq:${blocks.length}` }));
+    const answer: Piece[] = ctx
+      .split(f.answer)
+      .map((text) => ({ kind: 'sentence', text, ref, group: `faq:${blocks.length}` }));
     const w = countText(f.question) + answer.reduce((sum, p) => sum + countText(p.text), 0);
     if (words + w > target * 0.2 && !(blocks.length === 0 && w <= target * 0.3)) continue;
     blocks.push({ question: f.question, answer });
@@ -76,7 +86,12 @@ function faqsForDraft(ctx: Context, faqs: readonly Faq[], target: number): FaqBl
 function piece(u: Unit): Piece {
   return u.kind === 'item'
     ? { kind: 'item', text: u.text, ref: u.ref, group: `${u.ref}:l${u.list}`, ordered: u.ordered }
-    : { kind: u.kind === 'raw' ? 'raw' : 'sentence', text: u.text, ref: u.kind === 'raw' ? null : u.ref, group: `${u.ref}:b${u.block}` };
+    : {
+        kind: u.kind === 'raw' ? 'raw' : 'sentence',
+        text: u.text,
+        ref: u.kind === 'raw' ? null : u.ref,
+        group: `${u.ref}:b${u.block}`,
+      };
 }
 
 /** The imported page's pieces for a block range: its text kept, headings below the section level kept. */
@@ -88,7 +103,8 @@ function importedPieces(ctx: Context, range: readonly [number, number]): Piece[]
     const block = imported.blocks[b];
     if (!block) continue;
     if (block.kind === 'heading') {
-      if (block.level >= 2 && !ctx.excluded.matches(block.text)) out.push({ kind: 'heading', text: block.text, ref: null, group: `h${b}`, level: block.level });
+      if (block.level >= 2 && !ctx.excluded.matches(block.text))
+        out.push({ kind: 'heading', text: block.text, ref: null, group: `h${b}`, level: block.level });
       continue;
     }
     for (const u of imported.units) if (u.block === b) out.push(piece(u));
@@ -97,7 +113,12 @@ function importedPieces(ctx: Context, range: readonly [number, number]): Piece[]
 }
 
 /** Lays out the draft for a list of sections. */
-export function layoutDraft(ctx: Context, sections: readonly ComposeSection[], faqs: readonly Faq[], h1: string): Layout {
+export function layoutDraft(
+  ctx: Context,
+  sections: readonly ComposeSection[],
+  faqs: readonly Faq[],
+  h1: string,
+): Layout {
   const target = ctx.request.wordCountTarget;
   const vars = templateVars(ctx);
   const faqBlocks = faqsForDraft(ctx, faqs, target);
@@ -111,7 +132,13 @@ export function layoutDraft(ctx: Context, sections: readonly ComposeSection[], f
     if (s.kind === 'intro' || s.heading === INTRODUCTION) {
       // nothing fixed
     } else if (s.kind === 'faq') {
-      if (faqBlocks.length > 0) fixed += countText(s.heading) + faqBlocks.reduce((n, f) => n + countText(f.question) + f.answer.reduce((m, p) => m + countText(p.text), 0), 0);
+      if (faqBlocks.length > 0)
+        fixed +=
+          countText(s.heading) +
+          faqBlocks.reduce(
+            (n, f) => n + countText(f.question) + f.answer.reduce((m, p) => m + countText(p.text), 0),
+            0,
+          );
     } else fixed += countText(s.heading);
     if (s.kind === 'cta') fixed += cta.reduce((n, l) => n + countText(l), 0);
     for (const p of imported.get(s) ?? []) fixed += countText(p.text);
@@ -136,10 +163,15 @@ export function layoutDraft(ctx: Context, sections: readonly ComposeSection[], f
       section.exact = true;
     }
     section.pieces.push(...(chosen.get(s) ?? []).map(piece));
-    if (s.kind === 'cta') section.pieces.push(...cta.map((text): Piece => ({ kind: 'sentence', text, ref: null, group: 'cta' })));
+    if (s.kind === 'cta')
+      section.pieces.push(...cta.map((text): Piece => ({ kind: 'sentence', text, ref: null, group: 'cta' })));
     model.sections.push(section);
   }
-  return { model, chosen: new Map([...chosen].map(([k, v]) => [k as PlanSection, v])), faqs: faqBlocks.map((f) => faqs.find((x) => x.question === f.question)).filter((f): f is Faq => f !== undefined) };
+  return {
+    model,
+    chosen: new Map([...chosen].map(([k, v]) => [k as PlanSection, v])),
+    faqs: faqBlocks.map((f) => faqs.find((x) => x.question === f.question)).filter((f): f is Faq => f !== undefined),
+  };
 }
 
 /** Appends units to sections (optimize additions and revisions): each to the section that scores it highest. */
@@ -175,12 +207,20 @@ export function missingTopTerms(ctx: Context, present: readonly Unit[], limit = 
 }
 
 /** Optimize mode: one cited unit for each important term the page lacks, within the words left. */
-function addMissingTerms(ctx: Context, sections: readonly ComposeSection[], chosen: Map<ComposeSection, Unit[]>, reserved: ReadonlySet<number>, room: number): void {
+function addMissingTerms(
+  ctx: Context,
+  sections: readonly ComposeSection[],
+  chosen: Map<ComposeSection, Unit[]>,
+  reserved: ReadonlySet<number>,
+  room: number,
+): void {
   const placed = [...chosen.values()].flat();
   const used = new Set([...reserved, ...placed.map((u) => u.id)]);
   const words = placed.reduce((n, u) => n + u.words, 0);
   const missing = missingTopTerms(ctx, [...(ctx.imported?.units ?? []), ...placed]);
-  for (const pick of pickForTerms(ctx, sections, missing, used, Math.max(0, room - words), (u) => bestSection(ctx, sections, u))) {
+  for (const pick of pickForTerms(ctx, sections, missing, used, Math.max(0, room - words), (u) =>
+    bestSection(ctx, sections, u),
+  )) {
     // A term no section fits is left out rather than dropped anywhere.
     const s = sections[pick.section];
     if (!s) continue;

@@ -51,7 +51,10 @@ export function createTopicMatcher(topics: readonly string[], language: string, 
     empty: phrases.length === 0,
     matches(text: string): boolean {
       if (phrases.length === 0 || !text) return false;
-      return runs(phrases, tokenize(text, language).map((t) => t.stem));
+      return runs(
+        phrases,
+        tokenize(text, language).map((t) => t.stem),
+      );
     },
     partOf(text: string): boolean {
       const stems = tokenize(text, language).map((t) => t.stem);
@@ -95,7 +98,8 @@ export function createBrandMatcher(labels: readonly string[]): Matcher {
         const lw = lower[i] ?? '';
         for (const label of set) {
           if (lw === label) return true;
-          if (/^\p{Lu}/u.test(w) && lw.length >= 5 && label.startsWith(lw) && lw.length * 2 >= label.length) return true;
+          if (/^\p{Lu}/u.test(w) && lw.length >= 5 && label.startsWith(lw) && lw.length * 2 >= label.length)
+            return true;
           if (!/^\p{Lu}/u.test(w)) continue;
           let joined = lw;
           for (let k = 1; k < 4 && i + k < words.length && joined.length < label.length; k += 1) {

@@ -52,12 +52,26 @@ export function buildFaqs(ctx: Context, avoid: readonly string[], max = MAX_FAQS
     const ref = ctx.refs.find((r) => r.url === source.url);
     if (!ref) continue;
     for (const f of source.extraction.structuredData.faq) {
-      raw.push({ question: normalizeSpace(f.question), sentences: answerSentences(ctx, f.answer, source.url), url: source.url, ref: ref.number, order: order++, structured: true });
+      raw.push({
+        question: normalizeSpace(f.question),
+        sentences: answerSentences(ctx, f.answer, source.url),
+        url: source.url,
+        ref: ref.number,
+        order: order++,
+        structured: true,
+      });
     }
   }
   for (const h of ctx.headings) {
     if (!h.question || h.unusable || h.level < 2) continue;
-    raw.push({ question: normalizeSpace(h.text), sentences: answerSentences(ctx, h.following.join(' '), h.url), url: h.url, ref: h.ref, order: order++, structured: false });
+    raw.push({
+      question: normalizeSpace(h.text),
+      sentences: answerSentences(ctx, h.following.join(' '), h.url),
+      url: h.url,
+      ref: h.ref,
+      order: order++,
+      structured: false,
+    });
   }
   const usable = raw.filter((c) => {
     const words = countText(c.question);
@@ -65,11 +79,14 @@ export function buildFaqs(ctx: Context, avoid: readonly string[], max = MAX_FAQS
   });
   // Similarity leaves the topic's words out: every question shares them.
   const topic = new Set(ctx.topicStems);
-  const distinct = (text: string): Set<string> => new Set(contentStems(text, ctx.language).filter((x) => !topic.has(x)));
+  const distinct = (text: string): Set<string> =>
+    new Set(contentStems(text, ctx.language).filter((x) => !topic.has(x)));
   const withStems = usable.map((c) => ({ ...c, stems: distinct(c.question), score: 0 }));
   for (const c of withStems) {
     const support = new Set(withStems.filter((o) => similar(o.stems, c.stems)).map((o) => o.ref)).size;
-    const topicCov = ctx.topicStems.length ? overlap(new Set(contentStems(c.question, ctx.language)), ctx.topicStems) / ctx.topicStems.length : 0;
+    const topicCov = ctx.topicStems.length
+      ? overlap(new Set(contentStems(c.question, ctx.language)), ctx.topicStems) / ctx.topicStems.length
+      : 0;
     // A question that does not name the topic must be answered by text that names most of it.
     const answerStems = new Set(contentStems(c.sentences.join(' '), ctx.language));
     const onTopic = topicCov > 0 || overlap(answerStems, ctx.topicStems) * 2 >= ctx.topicStems.length;
@@ -79,7 +96,9 @@ export function buildFaqs(ctx: Context, avoid: readonly string[], max = MAX_FAQS
   }
   const avoidStems = avoid.map(distinct);
   const kept: Candidate[] = [];
-  for (const c of withStems.filter((x) => x.score >= 0).sort((a, b) => b.score - a.score || a.ref - b.ref || a.order - b.order)) {
+  for (const c of withStems
+    .filter((x) => x.score >= 0)
+    .sort((a, b) => b.score - a.score || a.ref - b.ref || a.order - b.order)) {
     if (kept.length >= max) break;
     if (kept.some((k) => similar(k.stems, c.stems)) || avoidStems.some((a) => similar(a, c.stems))) continue;
     kept.push(c);

@@ -4,7 +4,16 @@
  * from a source and cites it; only headings, title and call-to-action lines come from documented templates.
  */
 import type { TermAnalyzer } from '../../analysis/terms/types.ts';
-import type { Brief, ClientContext, ContentRequest, ContentWriter, Draft, Research, SeoMetadata, WritingInput } from '../types.ts';
+import type {
+  Brief,
+  ClientContext,
+  ContentRequest,
+  ContentWriter,
+  Draft,
+  Research,
+  SeoMetadata,
+  WritingInput,
+} from '../types.ts';
 import { buildBrief } from './brief.ts';
 import { buildContext, isForum, sourcesInLanguage } from './context.ts';
 import type { Context } from './context.ts';
@@ -60,7 +69,10 @@ export function createExtractiveWriter(deps: ExtractiveWriterDeps): ExtractiveWr
     },
     async draft(input: WritingInput & { brief: Brief }): Promise<Draft> {
       const ctx = context(input);
-      const h1 = input.brief.seoMetadata.h1 && !ctx.excluded.matches(input.brief.seoMetadata.h1) ? input.brief.seoMetadata.h1 : buildSeo(ctx).h1;
+      const h1 =
+        input.brief.seoMetadata.h1 && !ctx.excluded.matches(input.brief.seoMetadata.h1)
+          ? input.brief.seoMetadata.h1
+          : buildSeo(ctx).h1;
       return buildDraft(ctx, input.brief, h1).draft;
     },
     async revise(input): Promise<Draft> {
@@ -76,7 +88,10 @@ export function createExtractiveWriter(deps: ExtractiveWriterDeps): ExtractiveWr
  * Words of usable material the research offers (sentences and list items that pass the sentence rules, before
  * de-duplication), so a pipeline can tell a short draft caused by thin sources from a writer fault.
  */
-export function availableWords(research: Research, options: { request?: Pick<ContentRequest, 'language'>; client?: Pick<ClientContext, 'excludedTopics'> } = {}): number {
+export function availableWords(
+  research: Research,
+  options: { request?: Pick<ContentRequest, 'language'>; client?: Pick<ClientContext, 'excludedTopics'> } = {},
+): number {
   const language = primaryLanguage(options.request?.language ?? 'en');
   const split = createSentenceSplitter(language);
   const excluded = (options.client?.excludedTopics ?? []).map((t) => t.toLowerCase()).filter(Boolean);

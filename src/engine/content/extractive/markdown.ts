@@ -72,7 +72,11 @@ function renderPieces(pieces: readonly Piece[], exact: boolean, out: string[]): 
     if (p.kind === 'sentence') {
       endList();
       const groupChanged = p.group !== paraGroup;
-      if (para.length > 0 && ((exact && groupChanged) || p.ref !== paraRef || para.length >= 3 || (groupChanged && para.length >= 2))) flush();
+      if (
+        para.length > 0 &&
+        ((exact && groupChanged) || p.ref !== paraRef || para.length >= 3 || (groupChanged && para.length >= 2))
+      )
+        flush();
       para.push(`${p.text}${marker(p)}`);
       paraRef = p.ref;
       paraGroup = p.group;
@@ -103,7 +107,8 @@ export function renderDraft(model: DraftModel): Draft {
   const sentences: DraftSentence[] = [];
   const record = (pieces: readonly Piece[], name: string, urls: Map<number, string>): void => {
     for (const p of pieces) {
-      if (p.kind === 'sentence' || p.kind === 'item') sentences.push({ text: p.text, section: name, sourceUrl: p.ref === null ? null : urls.get(p.ref) ?? null });
+      if (p.kind === 'sentence' || p.kind === 'item')
+        sentences.push({ text: p.text, section: name, sourceUrl: p.ref === null ? null : (urls.get(p.ref) ?? null) });
     }
   };
   const urls = new Map(model.refs.map((r) => [r.number, r.url]));
@@ -122,6 +127,9 @@ export function renderDraft(model: DraftModel): Draft {
   out.push('## Sources', '');
   for (const r of model.refs) out.push(`${r.number}. [${r.title.replace(/[[\]]/g, '')}](${linkTarget(r.url)})`);
   out.push('', EXTRACTIVE_NOTE, '');
-  const markdown = `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  const markdown = `${out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
   return { markdown, wordCount: countWords(markdown), sentences };
 }

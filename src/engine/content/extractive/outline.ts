@@ -47,7 +47,9 @@ export function sectionCount(wordCountTarget: number): number {
 /** Template variables of a request. */
 export function templateVars(ctx: Context): TemplateVars {
   const area = ctx.client.serviceArea?.trim() || null;
-  const areaStems = tokenize(area ?? '', ctx.language).filter((t) => !t.stop).map((t) => t.stem);
+  const areaStems = tokenize(area ?? '', ctx.language)
+    .filter((t) => !t.stop)
+    .map((t) => t.stem);
   const topicHasArea = overlap(new Set(ctx.topicStems), areaStems) > 0;
   return { topic: ctx.topic, client: ctx.client.name, area, domain: ctx.client.domain?.trim() || null, topicHasArea };
 }
@@ -60,7 +62,16 @@ export function clusterHeadings(ctx: Context): Cluster[] {
     // A heading that is all topic words (`What is a tankless water heater?`) keeps its function words instead.
     .map((h) => {
       const own = h.stems.filter((x) => !topic.has(x));
-      return { h, stems: new Set(own.length > 0 ? own : tokenize(h.text, ctx.language).map((t) => t.stem).filter((x) => !topic.has(x))) };
+      return {
+        h,
+        stems: new Set(
+          own.length > 0
+            ? own
+            : tokenize(h.text, ctx.language)
+                .map((t) => t.stem)
+                .filter((x) => !topic.has(x)),
+        ),
+      };
     })
     .filter((o) => o.stems.size > 0)
     .sort((a, b) => a.h.ref - b.h.ref || a.h.position - b.h.position);
@@ -84,11 +95,15 @@ export function clusterHeadings(ctx: Context): Cluster[] {
   return clusters
     .map((c, id) => {
       const refs = new Set(c.members.map((m) => m.ref)).size;
-      const termWeight = c.members.reduce((sum, m) => sum + matchTerms(ctx.termIndex, m.text).score, 0) / c.members.length;
+      const termWeight =
+        c.members.reduce((sum, m) => sum + matchTerms(ctx.termIndex, m.text).score, 0) / c.members.length;
       const words = c.members.reduce((sum, m) => sum + (material.get(m.id) ?? 0), 0);
       const hint = overlap(ctx.hints, c.stems) > 0 ? 0.3 : 0;
       return {
-        id, members: c.members, stems: c.stems, heading: representative(c.members, ctx),
+        id,
+        members: c.members,
+        stems: c.stems,
+        heading: representative(c.members, ctx),
         score: (2 * refs) / sourceCount + 0.5 * termWeight + hint + 0.5 * Math.min(1, words / 150),
         position: c.members.reduce((sum, m) => sum + m.position, 0) / c.members.length,
         material: words,
@@ -115,7 +130,8 @@ function representative(members: readonly HeadingOcc[], ctx: Context): string {
     (a, b) =>
       (count.get(b.text.toLowerCase()) ?? 0) - (count.get(a.text.toLowerCase()) ?? 0) ||
       matchTerms(ctx.termIndex, b.text).score - matchTerms(ctx.termIndex, a.text).score ||
-      a.ref - b.ref || a.position - b.position,
+      a.ref - b.ref ||
+      a.position - b.position,
   );
   return (ranked[0]?.text ?? '').replace(/[:\s]+$/, '');
 }
@@ -129,14 +145,19 @@ export function slotMaterial(ctx: Context, slot: Slot, unit: Unit): boolean {
   if (!own && slot.researchMaterial && !slot.researchMaterial.test(unit.text)) return false;
   const related = overlap(unit.stems, ctx.topicStems) > 0 || unit.termScore >= 0.3 || own;
   // A conclusion may also come from what the sources say near their end.
-  return related && (slot.material.test(unit.text) || (slot.key === 'conclusion' && unit.position >= 0.75 && !unit.question));
+  return (
+    related && (slot.material.test(unit.text) || (slot.key === 'conclusion' && unit.position >= 0.75 && !unit.question))
+  );
 }
 
-const AREA_CUE = /\b(?:serv(?:e|es|ed|ing)|areas?|neighbou?rhoods?|cities|communities|county|suburbs?|across|throughout|nearby|local(?:ly)?)\b/i;
+const AREA_CUE =
+  /\b(?:serv(?:e|es|ed|ing)|areas?|neighbou?rhoods?|cities|communities|county|suburbs?|across|throughout|nearby|local(?:ly)?)\b/i;
 
 function areaMatcher(ctx: Context): (u: Unit) => boolean {
   const area = ctx.client.serviceArea ?? '';
-  const stems = tokenize(area, ctx.language).filter((t) => !t.stop).map((t) => t.stem);
+  const stems = tokenize(area, ctx.language)
+    .filter((t) => !t.stop)
+    .map((t) => t.stem);
   return (u) => stems.length > 0 && overlap(u.stems, stems) > 0;
 }
 
@@ -167,32 +188,55 @@ export function planSections(ctx: Context, extra = 0): PlanSection[] {
   // A section with no source heading behind it needs sentences that name most of the topic.
   const half = Math.max(1, Math.ceil(ctx.topicStems.length / 2));
   const availableStrict = (slot: Slot): number =>
-    ctx.units.reduce((sum, u) => (slotMaterial(ctx, slot, u) && overlap(u.stems, ctx.topicStems) >= half ? sum + u.words : sum), 0);
+    ctx.units.reduce(
+      (sum, u) => (slotMaterial(ctx, slot, u) && overlap(u.stems, ctx.topicStems) >= half ? sum + u.words : sum),
+      0,
+    );
 
   for (const slot of slotsFor(ctx.request.intent, contract)) {
     const fits = (text: string): boolean => slot.heading.test(text) && !slot.notHeading?.test(text);
-    const matching = clusters.filter((c) => !used.has(c.id) && (fits(c.heading) || c.members.some((m) => fits(m.text))));
+    const matching = clusters.filter(
+      (c) => !used.has(c.id) && (fits(c.heading) || c.members.some((m) => fits(m.text))),
+    );
     if (slot.key === 'contact') {
       const heading = slotHeading('contact', ctx.style, vars);
-      if (heading && english) add({ heading, level: 2, kind: 'cta', slot, members: new Set(), templated: true, position: 1 });
+      if (heading && english)
+        add({ heading, level: 2, kind: 'cta', slot, members: new Set(), templated: true, position: 1 });
       continue;
     }
     if (slot.contract) {
       const take = matching.slice(0, 3);
       const members = new Set(take.flatMap((c) => c.members.map((m) => m.id)));
-      const heading = english ? slotHeading(slot.key, ctx.style, vars) : take[0]?.heading ?? null;
+      const heading = english ? slotHeading(slot.key, ctx.style, vars) : (take[0]?.heading ?? null);
       // The client's own facts fill a section sooner: half the words suffice when they are the client's.
-      const enough = available(members, english ? slot : null) >= MIN_SECTION_WORDS ||
+      const enough =
+        available(members, english ? slot : null) >= MIN_SECTION_WORDS ||
         (slot.preferOwn && english && ownWords(slot) >= MIN_SECTION_WORDS / 2);
       if (!heading || !enough) continue;
       for (const c of take) used.add(c.id);
-      add({ heading, level: 2, kind: slot.key === 'conclusion' ? 'conclusion' : 'body', slot, members, templated: english, position: slot.nominal });
+      add({
+        heading,
+        level: 2,
+        kind: slot.key === 'conclusion' ? 'conclusion' : 'body',
+        slot,
+        members,
+        templated: english,
+        position: slot.nominal,
+      });
       continue;
     }
     const best = matching[0];
     if (best) {
       used.add(best.id);
-      add({ heading: best.heading, level: 2, kind: 'body', slot, members: new Set(best.members.map((m) => m.id)), templated: false, position: best.position });
+      add({
+        heading: best.heading,
+        level: 2,
+        kind: 'body',
+        slot,
+        members: new Set(best.members.map((m) => m.id)),
+        templated: false,
+        position: best.position,
+      });
       continue;
     }
     const heading = english ? slotHeading(slot.key, ctx.style, vars) : null;
@@ -208,7 +252,15 @@ export function planSections(ctx: Context, extra = 0): PlanSection[] {
     if (used.has(c.id) || headings.has(c.heading.toLowerCase())) continue;
     used.add(c.id);
     headings.add(c.heading.toLowerCase());
-    rest.push({ heading: c.heading, level: 2, kind: 'body', slot: null, members: new Set(c.members.map((m) => m.id)), templated: false, position: c.position });
+    rest.push({
+      heading: c.heading,
+      level: 2,
+      kind: 'body',
+      slot: null,
+      members: new Set(c.members.map((m) => m.id)),
+      templated: false,
+      position: c.position,
+    });
   }
   const sections: PlanSection[] = [
     { heading: INTRODUCTION, level: 2, kind: 'intro', slot: null, members: new Set(), templated: true, position: -1 },
@@ -220,7 +272,15 @@ export function planSections(ctx: Context, extra = 0): PlanSection[] {
 
 /** Adds the FAQ section where the contract puts it: before the call to action, or after an article's conclusion. */
 export function withFaqSection(ctx: Context, sections: readonly PlanSection[]): PlanSection[] {
-  const faq: PlanSection = { heading: faqHeading(ctx.language), level: 2, kind: 'faq', slot: null, members: new Set(), templated: true, position: 0 };
+  const faq: PlanSection = {
+    heading: faqHeading(ctx.language),
+    level: 2,
+    kind: 'faq',
+    slot: null,
+    members: new Set(),
+    templated: true,
+    position: 0,
+  };
   const cta = sections.findIndex((s) => s.kind === 'cta');
   const out = [...sections];
   out.splice(cta >= 0 ? cta : out.length, 0, faq);
@@ -235,7 +295,16 @@ export function planOptimize(ctx: Context, extra = 0): PlanSection[] {
   const top = Math.min(...blocks.filter((b) => b.kind === 'heading' && b.level >= 2).map((b) => b.level), 7);
   const starts = blocks.flatMap((b, i) => (b.kind === 'heading' && b.level === top ? [i] : []));
   const sections: PlanSection[] = [
-    { heading: INTRODUCTION, level: 2, kind: 'imported', slot: null, members: new Set(), templated: true, position: -1, range: [0, starts[0] ?? blocks.length] },
+    {
+      heading: INTRODUCTION,
+      level: 2,
+      kind: 'imported',
+      slot: null,
+      members: new Set(),
+      templated: true,
+      position: -1,
+      range: [0, starts[0] ?? blocks.length],
+    },
   ];
   starts.forEach((start, i) => {
     const heading = blocks[start]?.text ?? '';
@@ -243,7 +312,17 @@ export function planOptimize(ctx: Context, extra = 0): PlanSection[] {
     const prev = sections[sections.length - 1];
     // A heading that names an excluded topic goes; its text (already filtered) stays with the section above.
     if (ctx.excluded.matches(heading) && prev?.range) prev.range = [prev.range[0], range[1]];
-    else sections.push({ heading, level: 2, kind: 'imported', slot: null, members: new Set(), templated: false, position: i, range });
+    else
+      sections.push({
+        heading,
+        level: 2,
+        kind: 'imported',
+        slot: null,
+        members: new Set(),
+        templated: false,
+        position: i,
+        range,
+      });
   });
   // Added sections go before a closing call to action of the page, else at the end.
   const last = sections[sections.length - 1];
@@ -255,7 +334,15 @@ export function planOptimize(ctx: Context, extra = 0): PlanSection[] {
     if (taken.has(c.heading.toLowerCase())) continue;
     taken.add(c.heading.toLowerCase());
     const position = Number.isFinite(closing) ? closing - 1 + c.position / 2 : starts.length + c.position;
-    sections.push({ heading: c.heading, level: 2, kind: 'body', slot: null, members: new Set(c.members.map((m) => m.id)), templated: false, position });
+    sections.push({
+      heading: c.heading,
+      level: 2,
+      kind: 'body',
+      slot: null,
+      members: new Set(c.members.map((m) => m.id)),
+      templated: false,
+      position,
+    });
   }
   return sections.sort((a, b) => a.position - b.position);
 }
@@ -264,12 +351,16 @@ const CLOSING = /\b(?:contact|call|book|schedule|get in touch|quote|get started)
 
 /** True when the imported page already has an FAQ section. */
 export function importedHasFaq(ctx: Context): boolean {
-  return (ctx.imported?.blocks ?? []).some((b) => b.kind === 'heading' && /\b(?:faqs?|frequently asked)\b/i.test(b.text));
+  return (ctx.imported?.blocks ?? []).some(
+    (b) => b.kind === 'heading' && /\b(?:faqs?|frequently asked)\b/i.test(b.text),
+  );
 }
 
 /** Clusters the imported page lacks (Jaccard of heading stems < 0.5 with every imported heading), best first. */
 export function gapClusters(ctx: Context, importedHeadings: readonly HeadingOcc[]): ReturnType<typeof clusterHeadings> {
   const topic = new Set(ctx.topicStems);
   const own = importedHeadings.map((h) => new Set(h.stems.filter((x) => !topic.has(x))));
-  return clusterHeadings(ctx).filter((c) => c.material >= MIN_SECTION_WORDS && own.every((o) => jaccard(o, c.stems) < 0.5));
+  return clusterHeadings(ctx).filter(
+    (c) => c.material >= MIN_SECTION_WORDS && own.every((o) => jaccard(o, c.stems) < 0.5),
+  );
 }

@@ -33,9 +33,13 @@ function parse(markdown: string): Parsed {
     const m = fence ? null : /^(#{1,2})\s+(.*)$/.exec(l);
     if (m) heads.push({ heading: normalizeSpace(m[2] ?? ''), line: i, level: m[1]?.length ?? 2 });
   });
-  const sections = heads.filter((h) => h.level === 2).map((h) => ({
-    heading: h.heading, line: h.line, end: heads.find((x) => x.line > h.line)?.line ?? lines.length,
-  }));
+  const sections = heads
+    .filter((h) => h.level === 2)
+    .map((h) => ({
+      heading: h.heading,
+      line: h.line,
+      end: heads.find((x) => x.line > h.line)?.line ?? lines.length,
+    }));
   const src = sections.find((s) => /^sources$/i.test(s.heading));
   const cited = new Map<string, number>();
   if (src) {
@@ -62,7 +66,9 @@ export function reviseDraft(ctx: Context, brief: Brief, draft: Draft, goals: Rev
   const isFaq = (h: string): boolean => /\b(?:faqs?|frequently asked)\b/i.test(h) || h === faqName;
   const conclusion = slotsFor('educate', 'article').find((s) => s.key === 'conclusion')?.heading;
   const cta = slotHeading('contact', ctx.style, templateVars(ctx));
-  const closing = doc.sections.find((s) => isFaq(s.heading) || /^sources$/i.test(s.heading) || conclusion?.test(s.heading) || s.heading === cta);
+  const closing = doc.sections.find(
+    (s) => isFaq(s.heading) || /^sources$/i.test(s.heading) || conclusion?.test(s.heading) || s.heading === cta,
+  );
   const closingLine = closing?.line ?? (doc.sources >= 0 ? doc.sources : doc.lines.length);
 
   // Citation numbers: the draft's own list first; a new source gets the next free number.
@@ -79,12 +85,25 @@ export function reviseDraft(ctx: Context, brief: Brief, draft: Draft, goals: Rev
   };
   const render = (u: Unit): string => `${u.kind === 'item' ? '- ' : ''}${u.text} [${cite(u.url)}]`;
   const present = new Set([...draft.sentences.map((s) => normalizeSpace(s.text).toLowerCase())]);
-  const used = new Set(ctx.units.filter((u) => present.has(normalizeSpace(u.text).toLowerCase()) || draft.markdown.includes(u.text)).map((u) => u.id));
+  const used = new Set(
+    ctx.units
+      .filter((u) => present.has(normalizeSpace(u.text).toLowerCase()) || draft.markdown.includes(u.text))
+      .map((u) => u.id),
+  );
 
   // An FAQ section, when asked for and missing.
-  if (!doc.sections.some((s) => isFaq(s.heading)) && goals.recommendations.some((r) => /\bfaq|frequently asked/i.test(r))) {
-    const faqs = (brief.faqs.length ? brief.faqs : buildFaqs(ctx, doc.sections.map((s) => s.heading)))
-      .filter((f) => !ctx.excluded.matches(f.question) && !ctx.excluded.matches(f.answer));
+  if (
+    !doc.sections.some((s) => isFaq(s.heading)) &&
+    goals.recommendations.some((r) => /\bfaq|frequently asked/i.test(r))
+  ) {
+    const faqs = (
+      brief.faqs.length
+        ? brief.faqs
+        : buildFaqs(
+            ctx,
+            doc.sections.map((s) => s.heading),
+          )
+    ).filter((f) => !ctx.excluded.matches(f.question) && !ctx.excluded.matches(f.answer));
     const lines: string[] = [];
     let words = countText(faqName);
     for (const f of faqs) {
@@ -107,14 +126,22 @@ export function reviseDraft(ctx: Context, brief: Brief, draft: Draft, goals: Rev
   const sections: (ComposeSection & { line: number })[] = doc.sections
     .filter((s) => !isFaq(s.heading) && !/^sources$/i.test(s.heading) && s.heading !== cta)
     .map((s, i) => ({
-      heading: s.heading, level: 2, kind: 'body', slot: null, templated: false, position: i, line: s.end,
+      heading: s.heading,
+      level: 2,
+      kind: 'body',
+      slot: null,
+      templated: false,
+      position: i,
+      line: s.end,
       members: new Set(ctx.headings.filter((h) => h.text.toLowerCase() === s.heading.toLowerCase()).map((h) => h.id)),
     }));
   // What each section already talks about: the stems of its text, topic words aside.
   const topic = new Set(ctx.topicStems);
   const talk = sections.map((s) => {
     const from = doc.sections.find((d) => d.end === s.line)?.line ?? s.line;
-    return new Set(contentStems(doc.lines.slice(from + 1, s.line).join(' '), ctx.language).filter((x) => !topic.has(x)));
+    return new Set(
+      contentStems(doc.lines.slice(from + 1, s.line).join(' '), ctx.language).filter((x) => !topic.has(x)),
+    );
   });
   const place = (u: Unit): number => {
     const i = bestSection(ctx, sections, u);
@@ -142,7 +169,16 @@ export function reviseDraft(ctx: Context, brief: Brief, draft: Draft, goals: Rev
       const known = sections.findIndex((s) => s.heading.toLowerCase() === p.unit.heading.toLowerCase());
       if (known >= 0) p.section = known;
       else if (fresh.size === 0) {
-        sections.push({ heading: p.unit.heading, level: 2, kind: 'body', slot: null, templated: false, position: sections.length, line: -1, members: new Set(p.unit.headingIds) });
+        sections.push({
+          heading: p.unit.heading,
+          level: 2,
+          kind: 'body',
+          slot: null,
+          templated: false,
+          position: sections.length,
+          line: -1,
+          members: new Set(p.unit.headingIds),
+        });
         p.section = sections.length - 1;
         room -= countText(p.unit.heading);
       }
@@ -154,11 +190,15 @@ export function reviseDraft(ctx: Context, brief: Brief, draft: Draft, goals: Rev
     added.push({ text: p.unit.text, section: s.heading, sourceUrl: p.unit.url });
     room -= p.unit.words;
   }
-  for (const [i, lines] of fresh) insert(closingLine, [`## ${sections[i]?.heading ?? ''}`, '', ...lines.flatMap((l) => [l, '']), ''], 1);
+  for (const [i, lines] of fresh)
+    insert(closingLine, [`## ${sections[i]?.heading ?? ''}`, '', ...lines.flatMap((l) => [l, '']), ''], 1);
 
   // A list, when asked for and the draft has none.
   const body = doc.lines.slice(0, doc.sources >= 0 ? doc.sources : doc.lines.length);
-  if (goals.recommendations.some((r) => /\b(?:bulleted|numbered) list\b/i.test(r)) && !body.some((l) => /^\s*(?:[-*+]|\d+\.)\s+/.test(l))) {
+  if (
+    goals.recommendations.some((r) => /\b(?:bulleted|numbered) list\b/i.test(r)) &&
+    !body.some((l) => /^\s*(?:[-*+]|\d+\.)\s+/.test(l))
+  ) {
     const list = bestList(ctx, sections, used, room);
     const s = list ? sections[list.section] : undefined;
     if (list && s && s.line >= 0) {
@@ -169,24 +209,36 @@ export function reviseDraft(ctx: Context, brief: Brief, draft: Draft, goals: Rev
 
   const lines = [...doc.lines];
   if (doc.h1 >= 0 && !containsPhrase(lines[doc.h1] ?? '', ctx.topic, ctx.language)) {
-    const h1 = containsPhrase(brief.seoMetadata.h1, ctx.topic, ctx.language) && !ctx.excluded.matches(brief.seoMetadata.h1) ? brief.seoMetadata.h1 : capitalizeFirst(ctx.topic);
+    const h1 =
+      containsPhrase(brief.seoMetadata.h1, ctx.topic, ctx.language) && !ctx.excluded.matches(brief.seoMetadata.h1)
+        ? brief.seoMetadata.h1
+        : capitalizeFirst(ctx.topic);
     lines[doc.h1] = `# ${h1}`;
   }
   if (newRefs.length > 0) {
     if (doc.sources >= 0) {
       let last = doc.sources;
-      for (let i = doc.sources + 1; i < lines.length && !/^#{1,2}\s/.test(lines[i] ?? ''); i += 1) if (/^\d+\.\s/.test(lines[i] ?? '')) last = i;
+      for (let i = doc.sources + 1; i < lines.length && !/^#{1,2}\s/.test(lines[i] ?? ''); i += 1)
+        if (/^\d+\.\s/.test(lines[i] ?? '')) last = i;
       insert(last + 1, newRefs);
     } else insert(lines.length, ['', '## Sources', '', ...newRefs]);
   }
   inserts.sort((a, b) => b.at - a.at || b.order - a.order);
   for (const i of inserts) lines.splice(i.at, 0, ...i.lines);
-  const markdown = `${lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  const markdown = `${lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
   return { markdown, wordCount: countWords(markdown), sentences: [...draft.sentences, ...added] };
 }
 
 /** The source list (three or more unused items) that fits a section best and the words left. */
-function bestList(ctx: Context, sections: readonly ComposeSection[], used: ReadonlySet<number>, room: number): { units: Unit[]; section: number } | null {
+function bestList(
+  ctx: Context,
+  sections: readonly ComposeSection[],
+  used: ReadonlySet<number>,
+  room: number,
+): { units: Unit[]; section: number } | null {
   const groups = new Map<string, Unit[]>();
   for (const u of ctx.units) {
     if (u.kind !== 'item' || used.has(u.id) || u.origin === 'imported') continue;

@@ -6,7 +6,8 @@
 import { countText, normalizeSpace } from './text.ts';
 
 // A period after these is not a sentence end when the next word follows (Mr. Smith, Fig. 3, approx. 20).
-const NON_TERMINAL = /(?:^|[\s(])(?:mr|mrs|ms|dr|st|prof|sr|jr|fig|figs|vol|approx|cf|e\.g|i\.e|vs|mt|ft|lb|lbs|oz|dept)\.\s*$/i;
+const NON_TERMINAL =
+  /(?:^|[\s(])(?:mr|mrs|ms|dr|st|prof|sr|jr|fig|figs|vol|approx|cf|e\.g|i\.e|vs|mt|ft|lb|lbs|oz|dept)\.\s*$/i;
 
 /** Splits paragraphs into sentences for one language. */
 export function createSentenceSplitter(language: string): (text: string) => string[] {
@@ -50,7 +51,8 @@ const BOILERPLATE = [
 ];
 
 // A business selling itself: true of the page that says it, false once quoted on anyone else's page.
-const PROMO = /\bsince (?:19|20)\d\d\b|\bfamily[- ]owned\b|\bwarrant(?:y|ies) on\b|\b(?:satisfaction|money[- ]back) guarantee|\baward[- ]winning\b|\byears of experience\b|\barrival time\b|\bsame[- ]day\b|\bflat[- ]rate\b|\bupfront pric|\bno overtime\b|\bcoupons?\b|\bmembership\b|\bfree (?:estimates?|quotes?|consultations?|shipping)\b|\d+% off\b|\$\d+ off\b|\b(?:call|book|order|shop|buy|schedule) (?:now|today|online)\b|\bfor service in\b|\b(?:is|are|now) available in\b|\bon call\b|\blimited time\b/i;
+const PROMO =
+  /\bsince (?:19|20)\d\d\b|\bfamily[- ]owned\b|\bwarrant(?:y|ies) on\b|\b(?:satisfaction|money[- ]back) guarantee|\baward[- ]winning\b|\byears of experience\b|\barrival time\b|\bsame[- ]day\b|\bflat[- ]rate\b|\bupfront pric|\bno overtime\b|\bcoupons?\b|\bmembership\b|\bfree (?:estimates?|quotes?|consultations?|shipping)\b|\d+% off\b|\$\d+ off\b|\b(?:call|book|order|shop|buy|schedule) (?:now|today|online)\b|\bfor service in\b|\b(?:is|are|now) available in\b|\bon call\b|\blimited time\b/i;
 
 // Telephone numbers: a researched page's contact details are never the client's.
 const PHONE = /(?:\+?1[-.\s]?)?\(?\b\d{3}\)?[-.\s]\d{3}[-.\s]\d{4}\b|\b1[-.\s]8\d\d[-.\s]\d{3}[-.\s]\d{4}\b/;
@@ -64,7 +66,8 @@ function nameOnly(text: string): boolean {
 }
 
 // Forum chatter: thanks, agreement and opinion openers that say nothing outside the thread.
-const CHATTER = /^(?:i think|i guess|i believe|imo|imho|thanks|thank you|thx|lol|\+1|same here|me too|edit:|update:|hi\b|hello|hey|agreed|this\.)|\bthanks?\b|\bthank you\b/i;
+const CHATTER =
+  /^(?:i think|i guess|i believe|imo|imho|thanks|thank you|thx|lol|\+1|same here|me too|edit:|update:|hi\b|hello|hey|agreed|this\.)|\bthanks?\b|\bthank you\b/i;
 
 // First person: another author's "I" or "we" would speak for the client once copied into its page.
 const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|we'd|we'll|us|our|ours|ourselves)\b/i;
@@ -92,7 +95,8 @@ export function rejectReason(text: string, rule: SentenceRule): string | null {
   if (rule.foreign && firstPerson(text)) return 'first_person';
   if (rule.foreign && (PROMO.test(text) || PHONE.test(text))) return 'promotion';
   // A quoted review with its reviewer (`"Great service." - Mike D.`) or a sentence that is one quotation.
-  if (/^[“"][^”"]+[”"]\s*(?:[-–—]\s*\p{Lu}.*)?$/u.test(text) || /\s[-–—]\s*\p{Lu}\p{L}+(?:\s\p{Lu}\.?)?$/u.test(text)) return 'testimonial';
+  if (/^[“"][^”"]+[”"]\s*(?:[-–—]\s*\p{Lu}.*)?$/u.test(text) || /\s[-–—]\s*\p{Lu}\p{L}+(?:\s\p{Lu}\.?)?$/u.test(text))
+    return 'testimonial';
   // Prose sentences end like sentences; a line without a closing mark is a title, label or caption.
   if (!rule.item && !/[.!?…][”"’')\]]*$/u.test(text)) return 'fragment';
   if (rule.foreign && rule.item && nameOnly(text)) return 'name_only';

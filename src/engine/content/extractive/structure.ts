@@ -21,7 +21,9 @@ const key = (s: string): string => normalizeSpace(s).toLowerCase();
 /** Looks like a heading line when the extractor gave no headings: short, capitalised, no closing punctuation. */
 function headingLike(line: string): boolean {
   const words = countText(line);
-  return words >= 1 && words <= 14 && /^[\p{Lu}\p{N}]/u.test(line) && !/[.!,;:…"”)\]]$/u.test(line) && /\p{L}/u.test(line);
+  return (
+    words >= 1 && words <= 14 && /^[\p{Lu}\p{N}]/u.test(line) && !/[.!,;:…"”)\]]$/u.test(line) && /\p{L}/u.test(line)
+  );
 }
 
 /**
@@ -49,7 +51,8 @@ export function readExtraction(ex: Extraction): Block[] {
     if (!structured && lines.length > 1) {
       // Without the extractor's tables, a run of short unpunctuated lines is a table: keep only its caption.
       const cells = lines.filter((l) => countText(l) <= 6 && !/[.!?]$/.test(l)).length;
-      if (lines.length >= 5 && cells / lines.length >= 0.6) lines = headingLike(lines[0] ?? '') ? lines.slice(0, 1) : [];
+      if (lines.length >= 5 && cells / lines.length >= 0.6)
+        lines = headingLike(lines[0] ?? '') ? lines.slice(0, 1) : [];
       if (lines.length === 0) return;
     }
     lines.forEach((line, i) => {
@@ -86,7 +89,8 @@ export function readMarkdown(markdown: string): Block[] {
   let inList = false;
   let fence: string[] | null = null;
   const flush = (): void => {
-    if (para.length > 0) out.push({ kind: 'paragraph', text: normalizeSpace(para.join(' ')), level: 0, list: -1, ordered: false });
+    if (para.length > 0)
+      out.push({ kind: 'paragraph', text: normalizeSpace(para.join(' ')), level: 0, list: -1, ordered: false });
     para = [];
   };
   for (const line of markdown.replace(/\r\n?/g, '\n').split('\n')) {
@@ -113,18 +117,35 @@ export function readMarkdown(markdown: string): Block[] {
     if (heading) {
       flush();
       inList = false;
-      out.push({ kind: 'heading', text: normalizeSpace(heading[2] ?? ''), level: heading[1]?.length ?? 2, list: -1, ordered: false });
-    } else if (/^\s*\|/.test(line) || /^\s*([-*_])(\s*\1){2,}\s*$/.test(line) || /^\s*!\[[^\]]*\]\([^)]*\)\s*$/.test(line)) {
+      out.push({
+        kind: 'heading',
+        text: normalizeSpace(heading[2] ?? ''),
+        level: heading[1]?.length ?? 2,
+        list: -1,
+        ordered: false,
+      });
+    } else if (
+      /^\s*\|/.test(line) ||
+      /^\s*([-*_])(\s*\1){2,}\s*$/.test(line) ||
+      /^\s*!\[[^\]]*\]\([^)]*\)\s*$/.test(line)
+    ) {
       flush();
       inList = false;
       const prev = out[out.length - 1];
-      if (prev?.kind === 'raw' && /^\s*\|/.test(line) && prev.text.trimStart().startsWith('|')) prev.text += `\n${line}`;
+      if (prev?.kind === 'raw' && /^\s*\|/.test(line) && prev.text.trimStart().startsWith('|'))
+        prev.text += `\n${line}`;
       else out.push({ kind: 'raw', text: line, level: 0, list: -1, ordered: false });
     } else if (item) {
       flush();
       if (!inList) lists += 1;
       inList = true;
-      out.push({ kind: 'item', text: normalizeSpace(item[2] ?? ''), level: 0, list: lists - 1, ordered: /\d/.test(item[1] ?? '') });
+      out.push({
+        kind: 'item',
+        text: normalizeSpace(item[2] ?? ''),
+        level: 0,
+        list: lists - 1,
+        ordered: /\d/.test(item[1] ?? ''),
+      });
     } else if (inList && /^\s+\S/.test(line) && out[out.length - 1]?.kind === 'item') {
       const prev = out[out.length - 1];
       if (prev) prev.text = normalizeSpace(`${prev.text} ${line}`);

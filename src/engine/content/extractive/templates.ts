@@ -18,8 +18,10 @@ export function createStyle(tone: Tone, brandVoice: string | null): Style {
   if (tone === 'persuasive_direct') return { name: 'direct', tone };
   if (tone === 'friendly_simple') return { name: 'friendly', tone };
   if (tone === 'clear_practical' && brandVoice) {
-    if (/\b(?:friendly|warm|casual|approachable|conversational|playful|relaxed)\b/i.test(brandVoice)) return { name: 'friendly', tone };
-    if (/\b(?:direct|bold|confident|urgent|persuasive|punchy|assertive)\b/i.test(brandVoice)) return { name: 'direct', tone };
+    if (/\b(?:friendly|warm|casual|approachable|conversational|playful|relaxed)\b/i.test(brandVoice))
+      return { name: 'friendly', tone };
+    if (/\b(?:direct|bold|confident|urgent|persuasive|punchy|assertive)\b/i.test(brandVoice))
+      return { name: 'direct', tone };
   }
   return { name: 'neutral', tone };
 }
@@ -34,8 +36,23 @@ export interface TemplateVars {
 }
 
 export type SlotKey =
-  | 'what' | 'why' | 'how' | 'tips' | 'options' | 'types' | 'choose' | 'compare' | 'best' | 'pricing'
-  | 'benefits' | 'process' | 'why_choose' | 'services' | 'area' | 'contact' | 'conclusion';
+  | 'what'
+  | 'why'
+  | 'how'
+  | 'tips'
+  | 'options'
+  | 'types'
+  | 'choose'
+  | 'compare'
+  | 'best'
+  | 'pricing'
+  | 'benefits'
+  | 'process'
+  | 'why_choose'
+  | 'services'
+  | 'area'
+  | 'contact'
+  | 'conclusion';
 
 export interface Slot {
   key: SlotKey;
@@ -58,33 +75,129 @@ export interface Slot {
 }
 
 const s = (key: SlotKey, heading: RegExp, material: RegExp, nominal: number, flags: Partial<Slot> = {}): Slot => ({
-  key, heading, material, nominal, contract: false, ownOnly: false, preferOwn: false, ...flags,
+  key,
+  heading,
+  material,
+  nominal,
+  contract: false,
+  ownOnly: false,
+  preferOwn: false,
+  ...flags,
 });
 
 const SLOTS: Record<SlotKey, Slot> = {
-  what: s('what', /^(?:what (?:is|are)|what's)\b|\b(?:definition|overview|basics|explained|introduction|meaning|understanding)\b/i, /\b(?:is an?|is the|are|refers? to|means?|defined as|is when)\b/i, 0.05),
-  why: s('why', /^why\b(?! choose)|\b(?:importance|matters?|reasons?)\b/i, /\b(?:because|important|matters?|reasons?|helps?|prevent\w*|avoid\w*|sav(?:e|es|ing)|risks?)\b/i, 0.25),
-  how: s('how', /^how\b(?! much| to choose| to pick)|\b(?:steps?|guide|works?|instructions|method)\b/i, /\b(?:first|then|next|after|before|steps?|start|until)\b/i, 0.45),
-  tips: s('tips', /\b(?:tips?|mistakes?|avoid|advice|best practices?|tricks?|care|maintenance|maintain|troubleshoot\w*)\b/i, /\b(?:should|never|always|make sure|avoid|tips?|keep|check|try)\b/i, 0.8),
-  options: s('options', /\b(?:options?|alternatives?|choices?|ways to)\b/i, /\b(?:options?|alternatives?|choices?|either)\b/i, 0.2),
-  types: s('types', /\b(?:types?|kinds?|styles?|categories|models?|varieties)\b/i, /\b(?:types?|kinds?|models?|styles?|categor\w*)\b/i, 0.35),
-  choose: s('choose', /\b(?:choos\w*|pick\w*|select\w*|buying|buyer'?s?|what to look for|consider\w*|factors?)\b/i, /\b(?:choos\w*|look for|consider\w*|depends?|budget|decid\w*|worth)\b/i, 0.7),
-  compare: s('compare', /\b(?:vs\.?|versus|compar\w*|differences?|head[- ]to[- ]head)\b/i, /\b(?:vs\.?|versus|compared?|comparison|than|whereas|unlike|difference)\b/i, 0.3),
-  best: s('best', /\b(?:best|top|picks?|recommended|reviews?|winners?|rated)\b/i, /\b(?:best|top|recommend\w*|favou?rite|rated|winner|pick)\b/i, 0.15),
-  pricing: s('pricing', /\b(?:cost\w*|pric\w*|fees?|rates?|budget|how much|afford\w*|cheap\w*|expens\w*)\b|\$/i, /[$€£]|\b(?:cost\w*|pric\w*|fees?|charg\w*|budget|afford\w*|cheap\w*|expens\w*|dollars?)\b/i, 0.6),
-  benefits: s('benefits', /\b(?:benefits?|advantages?|pros)\b|^why (?:you|use|get|hire|install)/i, /\b(?:benefit\w*|advantage\w*|sav(?:e|es|ing|ings)|improv\w*|reduc\w*|protect\w*|lower|better)\b/i, 0.2),
-  process: s('process', /\b(?:process|how it works|what to expect|procedure)\b|^how (?:we|our)\b/i, /\b(?:first|then|next|after|before|arriv\w*|inspect\w*|diagnos\w*|quotes?|estimates?|schedul\w*|approv\w*)\b/i, 0.55),
-  why_choose: s('why_choose', /\bwhy (?:choose|us|hire)\b|\b(?:guarantee\w*|warrant\w*|licensed|insured|certified|trusted)\b/i, /\b(?:licens\w*|insur\w*|warrant\w*|guarantee\w*|certif\w*|experience\w*|reviews?|rated|trusted|reputable|years)\b/i, 0.85, {
-    preferOwn: true,
-    researchMaterial: /\b(?:ask|check|look for|make sure|should|choos\w*|hir\w*|verify|confirm)\b/i,
-  }),
-  services: s('services', /\b(?:services?|repairs?|install\w*|replac\w*|maintenance|inspections?)\b|^what we (?:do|offer)/i, /\b(?:repair\w*|install\w*|replac\w*|servic\w*|maintenance|inspect\w*|clean\w*|fix\w*)\b/i, 0.1, {
-    preferOwn: true,
-    notHeading: /\b(?:process|how|steps?|costs?|pric\w*|areas?|why)\b/i,
-  }),
-  area: s('area', /\b(?:areas?|locations?|serv(?:e|ing)|near (?:you|me)|cities|neighbou?rhoods?|communities)\b/i, /$^/, 0.75, { preferOwn: true }),
-  contact: s('contact', /\b(?:contact|call|book|schedule|get in touch|request|quote)\b/i, /\b(?:call|contact|phone|e-?mail|book|schedul\w*|visit|open|hours)\b|\d{3}[-.\s]\d{4}/i, 1, { ownOnly: true }),
-  conclusion: s('conclusion', /\b(?:conclusion|final (?:thoughts|words|verdict)|bottom line|verdict|summary|wrapping up|takeaways?|in short)\b/i, /\b(?:overall|in short|in summary|bottom line|ultimately|in the end|worth)\b/i, 0.95),
+  what: s(
+    'what',
+    /^(?:what (?:is|are)|what's)\b|\b(?:definition|overview|basics|explained|introduction|meaning|understanding)\b/i,
+    /\b(?:is an?|is the|are|refers? to|means?|defined as|is when)\b/i,
+    0.05,
+  ),
+  why: s(
+    'why',
+    /^why\b(?! choose)|\b(?:importance|matters?|reasons?)\b/i,
+    /\b(?:because|important|matters?|reasons?|helps?|prevent\w*|avoid\w*|sav(?:e|es|ing)|risks?)\b/i,
+    0.25,
+  ),
+  how: s(
+    'how',
+    /^how\b(?! much| to choose| to pick)|\b(?:steps?|guide|works?|instructions|method)\b/i,
+    /\b(?:first|then|next|after|before|steps?|start|until)\b/i,
+    0.45,
+  ),
+  tips: s(
+    'tips',
+    /\b(?:tips?|mistakes?|avoid|advice|best practices?|tricks?|care|maintenance|maintain|troubleshoot\w*)\b/i,
+    /\b(?:should|never|always|make sure|avoid|tips?|keep|check|try)\b/i,
+    0.8,
+  ),
+  options: s(
+    'options',
+    /\b(?:options?|alternatives?|choices?|ways to)\b/i,
+    /\b(?:options?|alternatives?|choices?|either)\b/i,
+    0.2,
+  ),
+  types: s(
+    'types',
+    /\b(?:types?|kinds?|styles?|categories|models?|varieties)\b/i,
+    /\b(?:types?|kinds?|models?|styles?|categor\w*)\b/i,
+    0.35,
+  ),
+  choose: s(
+    'choose',
+    /\b(?:choos\w*|pick\w*|select\w*|buying|buyer'?s?|what to look for|consider\w*|factors?)\b/i,
+    /\b(?:choos\w*|look for|consider\w*|depends?|budget|decid\w*|worth)\b/i,
+    0.7,
+  ),
+  compare: s(
+    'compare',
+    /\b(?:vs\.?|versus|compar\w*|differences?|head[- ]to[- ]head)\b/i,
+    /\b(?:vs\.?|versus|compared?|comparison|than|whereas|unlike|difference)\b/i,
+    0.3,
+  ),
+  best: s(
+    'best',
+    /\b(?:best|top|picks?|recommended|reviews?|winners?|rated)\b/i,
+    /\b(?:best|top|recommend\w*|favou?rite|rated|winner|pick)\b/i,
+    0.15,
+  ),
+  pricing: s(
+    'pricing',
+    /\b(?:cost\w*|pric\w*|fees?|rates?|budget|how much|afford\w*|cheap\w*|expens\w*)\b|\$/i,
+    /[$€£]|\b(?:cost\w*|pric\w*|fees?|charg\w*|budget|afford\w*|cheap\w*|expens\w*|dollars?)\b/i,
+    0.6,
+  ),
+  benefits: s(
+    'benefits',
+    /\b(?:benefits?|advantages?|pros)\b|^why (?:you|use|get|hire|install)/i,
+    /\b(?:benefit\w*|advantage\w*|sav(?:e|es|ing|ings)|improv\w*|reduc\w*|protect\w*|lower|better)\b/i,
+    0.2,
+  ),
+  process: s(
+    'process',
+    /\b(?:process|how it works|what to expect|procedure)\b|^how (?:we|our)\b/i,
+    /\b(?:first|then|next|after|before|arriv\w*|inspect\w*|diagnos\w*|quotes?|estimates?|schedul\w*|approv\w*)\b/i,
+    0.55,
+  ),
+  why_choose: s(
+    'why_choose',
+    /\bwhy (?:choose|us|hire)\b|\b(?:guarantee\w*|warrant\w*|licensed|insured|certified|trusted)\b/i,
+    /\b(?:licens\w*|insur\w*|warrant\w*|guarantee\w*|certif\w*|experience\w*|reviews?|rated|trusted|reputable|years)\b/i,
+    0.85,
+    {
+      preferOwn: true,
+      researchMaterial: /\b(?:ask|check|look for|make sure|should|choos\w*|hir\w*|verify|confirm)\b/i,
+    },
+  ),
+  services: s(
+    'services',
+    /\b(?:services?|repairs?|install\w*|replac\w*|maintenance|inspections?)\b|^what we (?:do|offer)/i,
+    /\b(?:repair\w*|install\w*|replac\w*|servic\w*|maintenance|inspect\w*|clean\w*|fix\w*)\b/i,
+    0.1,
+    {
+      preferOwn: true,
+      notHeading: /\b(?:process|how|steps?|costs?|pric\w*|areas?|why)\b/i,
+    },
+  ),
+  area: s(
+    'area',
+    /\b(?:areas?|locations?|serv(?:e|ing)|near (?:you|me)|cities|neighbou?rhoods?|communities)\b/i,
+    /$^/,
+    0.75,
+    { preferOwn: true },
+  ),
+  contact: s(
+    'contact',
+    /\b(?:contact|call|book|schedule|get in touch|request|quote)\b/i,
+    /\b(?:call|contact|phone|e-?mail|book|schedul\w*|visit|open|hours)\b|\d{3}[-.\s]\d{4}/i,
+    1,
+    { ownOnly: true },
+  ),
+  conclusion: s(
+    'conclusion',
+    /\b(?:conclusion|final (?:thoughts|words|verdict)|bottom line|verdict|summary|wrapping up|takeaways?|in short)\b/i,
+    /\b(?:overall|in short|in summary|bottom line|ultimately|in the end|worth)\b/i,
+    0.95,
+  ),
 };
 
 const INTENT_SLOTS: Record<Intent, SlotKey[]> = {
@@ -101,67 +214,127 @@ const CONTRACT_SLOTS: Record<PageContract, SlotKey[]> = {
 
 /** The slots of a page in priority order: contract sections of a service page first, then the intent's. */
 export function slotsFor(intent: Intent, contract: PageContract): Slot[] {
-  const keys = contract === 'commercial_service'
-    ? [...CONTRACT_SLOTS.commercial_service, ...INTENT_SLOTS[intent]]
-    : [...INTENT_SLOTS[intent], ...CONTRACT_SLOTS.article];
+  const keys =
+    contract === 'commercial_service'
+      ? [...CONTRACT_SLOTS.commercial_service, ...INTENT_SLOTS[intent]]
+      : [...INTENT_SLOTS[intent], ...CONTRACT_SLOTS.article];
   return [...new Set(keys)].map((k) => {
     const slot = SLOTS[k];
-    return { ...slot, contract: contract === 'commercial_service' && CONTRACT_SLOTS.commercial_service.includes(k) || k === 'conclusion' || k === 'contact' };
+    return {
+      ...slot,
+      contract:
+        (contract === 'commercial_service' && CONTRACT_SLOTS.commercial_service.includes(k)) ||
+        k === 'conclusion' ||
+        k === 'contact',
+    };
   });
 }
 
 type Templates = Record<StyleName, (v: TemplateVars) => string | null>;
 
-const t = (neutral: Templates['neutral'], friendly = neutral, direct = neutral): Templates => ({ neutral, friendly, direct });
+const t = (neutral: Templates['neutral'], friendly = neutral, direct = neutral): Templates => ({
+  neutral,
+  friendly,
+  direct,
+});
 const cap = capitalizeFirst;
 
 const HEADINGS: Record<SlotKey, Templates> = {
   what: t((v) => `What is ${v.topic}?`),
   why: t((v) => `Why ${v.topic} matters`),
   how: t((v) => `How ${v.topic} works`),
-  tips: t((v) => `Tips for ${v.topic}`, (v) => `Helpful tips for ${v.topic}`, (v) => `Practical tips for ${v.topic}`),
+  tips: t(
+    (v) => `Tips for ${v.topic}`,
+    (v) => `Helpful tips for ${v.topic}`,
+    (v) => `Practical tips for ${v.topic}`,
+  ),
   options: t((v) => `${cap(v.topic)} options`),
   types: t((v) => `Types of ${v.topic}`),
-  choose: t((v) => `How to choose ${v.topic}`, (v) => `How to choose the right ${v.topic}`),
+  choose: t(
+    (v) => `How to choose ${v.topic}`,
+    (v) => `How to choose the right ${v.topic}`,
+  ),
   compare: t((v) => `${cap(v.topic)} compared`),
-  best: t((v) => `Best ${v.topic}`, (v) => `${cap(v.topic)} worth a look`, (v) => `Top ${v.topic} picks`),
-  pricing: t((v) => `${cap(v.topic)} cost`, (v) => `How much does ${v.topic} cost?`, (v) => `${cap(v.topic)} pricing`),
+  best: t(
+    (v) => `Best ${v.topic}`,
+    (v) => `${cap(v.topic)} worth a look`,
+    (v) => `Top ${v.topic} picks`,
+  ),
+  pricing: t(
+    (v) => `${cap(v.topic)} cost`,
+    (v) => `How much does ${v.topic} cost?`,
+    (v) => `${cap(v.topic)} pricing`,
+  ),
   benefits: t((v) => `Benefits of ${v.topic}`),
-  process: t(() => 'How the process works', () => 'What to expect', () => 'How it works'),
-  why_choose: t((v) => `Why choose ${v.client}`, (v) => `Why people choose ${v.client}`, (v) => `Why ${v.client}`),
-  services: t((v) => `${cap(v.topic)} services`, (v) => `How ${v.client} can help`, (v) => `${cap(v.topic)} services from ${v.client}`),
+  process: t(
+    () => 'How the process works',
+    () => 'What to expect',
+    () => 'How it works',
+  ),
+  why_choose: t(
+    (v) => `Why choose ${v.client}`,
+    (v) => `Why people choose ${v.client}`,
+    (v) => `Why ${v.client}`,
+  ),
+  services: t(
+    (v) => `${cap(v.topic)} services`,
+    (v) => `How ${v.client} can help`,
+    (v) => `${cap(v.topic)} services from ${v.client}`,
+  ),
   area: t(
     (v) => (!v.area ? null : v.topicHasArea ? 'Areas served' : `${cap(v.topic)} in ${v.area}`),
     (v) => (v.area ? `Serving ${v.area}` : null),
     (v) => (!v.area ? null : v.topicHasArea ? `Serving ${v.area}` : `${cap(v.topic)} across ${v.area}`),
   ),
-  contact: t((v) => `Contact ${v.client}`, (v) => `Get in touch with ${v.client}`, (v) => `Book ${v.topic} with ${v.client}`),
-  conclusion: t(() => 'Conclusion', () => 'Wrapping up', () => 'The bottom line'),
+  contact: t(
+    (v) => `Contact ${v.client}`,
+    (v) => `Get in touch with ${v.client}`,
+    (v) => `Book ${v.topic} with ${v.client}`,
+  ),
+  conclusion: t(
+    () => 'Conclusion',
+    () => 'Wrapping up',
+    () => 'The bottom line',
+  ),
 };
 
 /** The templated heading of a slot, or null when it cannot be filled (no service area). */
 export function slotHeading(key: SlotKey, style: Style, vars: TemplateVars): string | null {
   if (key === 'conclusion' && style.name === 'neutral') {
-    return style.tone === 'technical_precise' ? 'Summary' : style.tone === 'clear_practical' ? 'Key takeaways' : 'Conclusion';
+    return style.tone === 'technical_precise'
+      ? 'Summary'
+      : style.tone === 'clear_practical'
+        ? 'Key takeaways'
+        : 'Conclusion';
   }
   return HEADINGS[key][style.name](vars);
 }
 
 /** The call-to-action lines (uncited: they name the client and make no claim). */
 export function ctaLines(style: Style, vars: TemplateVars): string[] {
-  const line = style.name === 'direct'
-    ? `Book ${vars.topic} with ${vars.client} today.`
-    : style.name === 'friendly'
-      ? `Get in touch with ${vars.client} to talk through ${vars.topic}.`
-      : `Contact ${vars.client} to discuss ${vars.topic}.`;
+  const line =
+    style.name === 'direct'
+      ? `Book ${vars.topic} with ${vars.client} today.`
+      : style.name === 'friendly'
+        ? `Get in touch with ${vars.client} to talk through ${vars.topic}.`
+        : `Contact ${vars.client} to discuss ${vars.topic}.`;
   return vars.domain ? [line, `Visit ${vars.domain}.`] : [line];
 }
 
 /** The title patterns, best first; the writer takes the first that fits in 60 characters. */
-export function titlePatterns(intent: Intent, contract: PageContract, vars: TemplateVars & { Topic: string }): string[] {
+export function titlePatterns(
+  intent: Intent,
+  contract: PageContract,
+  vars: TemplateVars & { Topic: string },
+): string[] {
   if (contract === 'commercial_service') {
     const where = vars.area && !vars.topicHasArea ? ` in ${vars.area}` : '';
-    return [`${vars.Topic}${where} | ${vars.client}`, `${vars.Topic} | ${vars.client}`, `${vars.Topic}${where}`, vars.Topic];
+    return [
+      `${vars.Topic}${where} | ${vars.client}`,
+      `${vars.Topic} | ${vars.client}`,
+      `${vars.Topic}${where}`,
+      vars.Topic,
+    ];
   }
   const byIntent: Record<Intent, string[]> = {
     educate: [`${vars.Topic}: A Practical Guide`, `${vars.Topic} Explained`],
@@ -175,8 +348,12 @@ export function titlePatterns(intent: Intent, contract: PageContract, vars: Temp
 /** The FAQ section heading in the request's language (English when not listed). */
 export function faqHeading(language: string): string {
   const byLanguage: Record<string, string> = {
-    de: 'Häufig gestellte Fragen', es: 'Preguntas frecuentes', fr: 'Questions fréquentes', it: 'Domande frequenti',
-    nl: 'Veelgestelde vragen', pt: 'Perguntas frequentes',
+    de: 'Häufig gestellte Fragen',
+    es: 'Preguntas frecuentes',
+    fr: 'Questions fréquentes',
+    it: 'Domande frequenti',
+    nl: 'Veelgestelde vragen',
+    pt: 'Perguntas frequentes',
   };
   return byLanguage[language] ?? 'Frequently asked questions';
 }

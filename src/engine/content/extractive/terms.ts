@@ -26,11 +26,23 @@ export const INDEXED_TERMS = 150;
 export type DocumentCache = (key: string, compute: () => DocumentTerms) => DocumentTerms;
 
 /** Runs the analyzer over the research pages (main text, headings, title) and the competitor statistics. */
-export function analyzeTerms(analyzer: TermAnalyzer, sources: readonly ResearchSource[], language: string, cache: DocumentCache = (_k, f) => f()): TermsResult {
+export function analyzeTerms(
+  analyzer: TermAnalyzer,
+  sources: readonly ResearchSource[],
+  language: string,
+  cache: DocumentCache = (_k, f) => f(),
+): TermsResult {
   const docs = sources.map((s) => {
-    const input = { text: s.extraction.mainText, headings: s.extraction.headings.map((h) => h.text), title: s.extraction.title || s.title, language };
+    const input = {
+      text: s.extraction.mainText,
+      headings: s.extraction.headings.map((h) => h.text),
+      title: s.extraction.title || s.title,
+      language,
+    };
     // Keyed by what is analysed, not by the page's hash: the same body read by another extractor is another input.
-    return cache(createHash('sha256').update(JSON.stringify(input)).digest('base64'), () => analyzer.analyzeDocument(input));
+    return cache(createHash('sha256').update(JSON.stringify(input)).digest('base64'), () =>
+      analyzer.analyzeDocument(input),
+    );
   });
   if (docs.length === 0) return { pageCount: 0, terms: [], entities: [] };
   const stats = analyzer.analyzeCompetitors(docs, { maxTerms: 300, maxEntities: 100 });
@@ -53,7 +65,11 @@ export function buildTermIndex(terms: readonly TermStat[], language: string): Te
 }
 
 /** Indexed terms a text contains (keys in first-seen order) and their summed importance, capped at 2. */
-export function matchTerms(index: TermIndex, text: string, language = index.language): { keys: string[]; score: number } {
+export function matchTerms(
+  index: TermIndex,
+  text: string,
+  language = index.language,
+): { keys: string[]; score: number } {
   const stems = tokenize(text, language).map((t) => t.stem);
   const keys: string[] = [];
   let score = 0;
@@ -88,11 +104,17 @@ export function briefEntities(result: TermsResult, terms = 25, entities = 15): B
   const round = (x: number): number => Math.round(x * 10000) / 10000;
   return [
     ...result.terms.slice(0, terms).map((t) => ({
-      term: t.display, kind: 'term' as const, importance: round(t.importance), sources: t.pages,
+      term: t.display,
+      kind: 'term' as const,
+      importance: round(t.importance),
+      sources: t.pages,
       range: { p25: t.count.p25, median: t.count.median, p75: t.count.p75 },
     })),
     ...result.entities.slice(0, entities).map((e) => ({
-      term: e.display, kind: 'entity' as const, importance: round(e.importance), sources: e.pages,
+      term: e.display,
+      kind: 'entity' as const,
+      importance: round(e.importance),
+      sources: e.pages,
       range: { p25: e.count.p25, median: e.count.median, p75: e.count.p75 },
     })),
   ];

@@ -20,7 +20,9 @@ const STOP_EN = new Set(
   so some such than that that's the their theirs them themselves then there there's these they this those though
   through to too under until up upon us use used uses using very via was wasn't way we well were weren't what what's
   when where whether which while who whom whose why will with within without won't would wouldn't yet you you're your
-  yours yourself yourselves etc vs versus`.split(/\s+/).filter(Boolean),
+  yours yourself yourselves etc vs versus`
+    .split(/\s+/)
+    .filter(Boolean),
 );
 
 /** A word of a text: its lower-case form and its stem. */

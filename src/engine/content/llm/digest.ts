@@ -16,10 +16,20 @@ const MAX_SENTENCE_CHARS = 360;
 const MAX_HEADINGS = 12;
 
 /** The brief's entities: what the researched pages agree on, with the per-page range of uses. */
-export function termTargets(analyzer: TermAnalyzer, research: Research, language: string, mentionsExcluded: (t: string) => boolean): BriefEntity[] {
+export function termTargets(
+  analyzer: TermAnalyzer,
+  research: Research,
+  language: string,
+  mentionsExcluded: (t: string) => boolean,
+): BriefEntity[] {
   if (research.sources.length === 0) return [];
   const docs = research.sources.map((s) =>
-    analyzer.analyzeDocument({ text: s.extraction.mainText, headings: s.extraction.headings.map((h) => h.text), title: s.extraction.title, language }),
+    analyzer.analyzeDocument({
+      text: s.extraction.mainText,
+      headings: s.extraction.headings.map((h) => h.text),
+      title: s.extraction.title,
+      language,
+    }),
   );
   const stats = analyzer.analyzeCompetitors(docs, { maxTerms: BRIEF_TERMS * 2, maxEntities: BRIEF_ENTITIES * 2 });
   const range = (r: { p25: number; median: number; p75: number }) => ({ p25: r.p25, median: r.median, p75: r.p75 });
@@ -30,7 +40,13 @@ export function termTargets(analyzer: TermAnalyzer, research: Research, language
   const entities: BriefEntity[] = stats.entities
     .filter((e) => !mentionsExcluded(e.display))
     .slice(0, BRIEF_ENTITIES)
-    .map((e) => ({ term: e.display, kind: 'entity', importance: e.importance, sources: e.pages, range: range(e.count) }));
+    .map((e) => ({
+      term: e.display,
+      kind: 'entity',
+      importance: e.importance,
+      sources: e.pages,
+      range: range(e.count),
+    }));
   return [...terms, ...entities];
 }
 
@@ -58,7 +74,13 @@ interface Candidate {
 
 const words = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
-function candidates(source: ResearchSource, topicWords: Set<string>, terms: readonly string[], language: string, mentionsExcluded: (t: string) => boolean): Candidate[] {
+function candidates(
+  source: ResearchSource,
+  topicWords: Set<string>,
+  terms: readonly string[],
+  language: string,
+  mentionsExcluded: (t: string) => boolean,
+): Candidate[] {
   const headingTexts = new Set(source.extraction.headings.map((h) => h.text.trim()));
   const out: Candidate[] = [];
   let order = 0;
@@ -71,7 +93,8 @@ function candidates(source: ResearchSource, topicWords: Set<string>, terms: read
       const lower = sentence.toLowerCase();
       const topicHits = new Set(w.filter((x) => topicWords.has(x))).size;
       const termHits = terms.filter((t) => lower.includes(t)).length;
-      const text = sentence.length > MAX_SENTENCE_CHARS ? `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…` : sentence;
+      const text =
+        sentence.length > MAX_SENTENCE_CHARS ? `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…` : sentence;
       // Figures are what citations are for; topic words outweigh generic term hits.
       out.push({ text, order: order++, score: 3 * topicHits + termHits + (/\d/.test(sentence) ? 1 : 0) });
     }
@@ -88,7 +111,9 @@ function digest(n: number, source: ResearchSource, budget: number, ctx: DigestCo
   let headingLine = headings.length ? `Headings: ${headings.join(' | ')}` : '';
   if (headingLine.length > budget / 3) headingLine = `${headingLine.slice(0, Math.floor(budget / 3))}…`;
   let left = budget - head.length - headingLine.length - 20;
-  const ranked = candidates(source, ctx.topicWords, ctx.terms, ctx.language, ctx.mentionsExcluded).sort((a, b) => b.score - a.score || a.order - b.order);
+  const ranked = candidates(source, ctx.topicWords, ctx.terms, ctx.language, ctx.mentionsExcluded).sort(
+    (a, b) => b.score - a.score || a.order - b.order,
+  );
   const kept: Candidate[] = [];
   for (const c of ranked) {
     if (c.text.length + 3 > left) continue;
@@ -96,7 +121,9 @@ function digest(n: number, source: ResearchSource, budget: number, ctx: DigestCo
     left -= c.text.length + 3;
   }
   kept.sort((a, b) => a.order - b.order);
-  const facts = kept.length ? `Key passages:\n${kept.map((c) => `- ${c.text}`).join('\n')}` : 'Key passages: none extracted.';
+  const facts = kept.length
+    ? `Key passages:\n${kept.map((c) => `- ${c.text}`).join('\n')}`
+    : 'Key passages: none extracted.';
   return [head, headingLine, facts].filter(Boolean).join('\n');
 }
 
@@ -119,7 +146,8 @@ export interface DigestOptions {
 
 /** The numbered digests of all sources, sharing `budgetChars` evenly. */
 export function formatSources(sources: readonly ResearchSource[], options: DigestOptions): string {
-  if (sources.length === 0) return 'No research sources are available: write from the knowledge base and general knowledge, and cite nothing.';
+  if (sources.length === 0)
+    return 'No research sources are available: write from the knowledge base and general knowledge, and cite nothing.';
   const ctx: DigestContext = {
     topicWords: new Set(words(options.topic).filter((w) => w.length > 2)),
     terms: options.entities.slice(0, 30).map((e) => e.term.toLowerCase()),

@@ -57,13 +57,52 @@ export function contractGuidance(contract: PageContract | null, client: ClientCo
 }
 
 const LANGUAGES: Record<string, string> = {
-  en: 'English', de: 'German', fr: 'French', es: 'Spanish', it: 'Italian', nl: 'Dutch', pt: 'Portuguese',
-  ja: 'Japanese', zh: 'Chinese', ko: 'Korean', ru: 'Russian', pl: 'Polish', sv: 'Swedish', da: 'Danish',
-  no: 'Norwegian', nb: 'Norwegian Bokmål', nn: 'Norwegian Nynorsk', fi: 'Finnish', tr: 'Turkish', ar: 'Arabic',
-  he: 'Hebrew', hi: 'Hindi', id: 'Indonesian', ms: 'Malay', th: 'Thai', vi: 'Vietnamese', cs: 'Czech',
-  sk: 'Slovak', el: 'Greek', hu: 'Hungarian', ro: 'Romanian', uk: 'Ukrainian', bg: 'Bulgarian', hr: 'Croatian',
-  sr: 'Serbian', sl: 'Slovenian', lt: 'Lithuanian', lv: 'Latvian', et: 'Estonian', ca: 'Catalan', tl: 'Tagalog',
-  fil: 'Filipino', bn: 'Bengali', fa: 'Persian', ur: 'Urdu', ta: 'Tamil',
+  en: 'English',
+  de: 'German',
+  fr: 'French',
+  es: 'Spanish',
+  it: 'Italian',
+  nl: 'Dutch',
+  pt: 'Portuguese',
+  ja: 'Japanese',
+  zh: 'Chinese',
+  ko: 'Korean',
+  ru: 'Russian',
+  pl: 'Polish',
+  sv: 'Swedish',
+  da: 'Danish',
+  no: 'Norwegian',
+  nb: 'Norwegian Bokmål',
+  nn: 'Norwegian Nynorsk',
+  fi: 'Finnish',
+  tr: 'Turkish',
+  ar: 'Arabic',
+  he: 'Hebrew',
+  hi: 'Hindi',
+  id: 'Indonesian',
+  ms: 'Malay',
+  th: 'Thai',
+  vi: 'Vietnamese',
+  cs: 'Czech',
+  sk: 'Slovak',
+  el: 'Greek',
+  hu: 'Hungarian',
+  ro: 'Romanian',
+  uk: 'Ukrainian',
+  bg: 'Bulgarian',
+  hr: 'Croatian',
+  sr: 'Serbian',
+  sl: 'Slovenian',
+  lt: 'Lithuanian',
+  lv: 'Latvian',
+  et: 'Estonian',
+  ca: 'Catalan',
+  tl: 'Tagalog',
+  fil: 'Filipino',
+  bn: 'Bengali',
+  fa: 'Persian',
+  ur: 'Urdu',
+  ta: 'Tamil',
 };
 
 function regionName(region: string): string {
@@ -81,7 +120,16 @@ export function languageName(code: string): string | null {
   if (!name) return null;
   const region = rest.find((p) => /^[a-z]{2}$|^\d{3}$/i.test(p));
   const script = rest.find((p) => /^[a-z]{4}$/i.test(p));
-  const details = [script === undefined ? null : script.toLowerCase() === 'hant' ? 'Traditional' : script.toLowerCase() === 'hans' ? 'Simplified' : script, region ? regionName(region) : null].filter(Boolean);
+  const details = [
+    script === undefined
+      ? null
+      : script.toLowerCase() === 'hant'
+        ? 'Traditional'
+        : script.toLowerCase() === 'hans'
+          ? 'Simplified'
+          : script,
+    region ? regionName(region) : null,
+  ].filter(Boolean);
   return details.length ? `${name} (${details.join(', ')})` : name;
 }
 
@@ -89,5 +137,7 @@ export function languageName(code: string): string | null {
 export function languageInstruction(code: string): string {
   const name = languageName(code);
   const what = 'headings, metadata, FAQs and body text alike';
-  return name ? `Write everything in ${name} (${code}): ${what}.` : `Write everything in the language "${code}": ${what}.`;
+  return name
+    ? `Write everything in ${name} (${code}): ${what}.`
+    : `Write everything in the language "${code}": ${what}.`;
 }

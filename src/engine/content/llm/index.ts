@@ -41,23 +41,44 @@ const UNREADABLE_OUTPUT = /valid JSON|tool input/;
 /** A ContentWriter over any `Writer` (OpenAI-compatible or Anthropic). */
 export function createLlmContentWriter(options: LlmContentWriterOptions): ContentWriter {
   const { writer, analyzer, maxOutputTokens = 16_000, temperature, maxLengthFixes = 2 } = options;
-  const draftTokens = (target: number) => Math.min(maxOutputTokens, Math.max(2_048, Math.ceil(target * 1.15 * TOKENS_PER_WORD) + 1_024));
+  const draftTokens = (target: number) =>
+    Math.min(maxOutputTokens, Math.max(2_048, Math.ceil(target * 1.15 * TOKENS_PER_WORD) + 1_024));
 
   function context(input: WritingInput): { pi: PromptInput; system: string } {
-    const pi: PromptInput = { request: input.request, client: input.client, research: input.research, mentionsExcluded: excludedMatcher(input.client.excludedTopics) };
+    const pi: PromptInput = {
+      request: input.request,
+      client: input.client,
+      research: input.research,
+      mentionsExcluded: excludedMatcher(input.client.excludedTopics),
+    };
     return { pi, system: systemPrompt(pi) };
   }
 
   function call(input: WritingInput, request: Omit<WriterRequest, 'signal' | 'temperature'>) {
-    return writer.complete({ ...request, ...(temperature === undefined ? {} : { temperature }), ...(input.signal ? { signal: input.signal } : {}) });
+    return writer.complete({
+      ...request,
+      ...(temperature === undefined ? {} : { temperature }),
+      ...(input.signal ? { signal: input.signal } : {}),
+    });
   }
 
   function finishContext(input: WritingInput, pi: PromptInput, brief: Brief): FinishContext {
-    return { sources: input.research.sources, h1: brief.seoMetadata.h1, language: input.request.language, mentionsExcluded: pi.mentionsExcluded };
+    return {
+      sources: input.research.sources,
+      h1: brief.seoMetadata.h1,
+      language: input.request.language,
+      mentionsExcluded: pi.mentionsExcluded,
+    };
   }
 
   /** Asks for up to maxLengthFixes revisions while the draft is outside its window; returns the closest. */
-  async function lengthControlled(input: WritingInput & { brief: Brief }, pi: PromptInput, system: string, first: Draft, label: string): Promise<Draft> {
+  async function lengthControlled(
+    input: WritingInput & { brief: Brief },
+    pi: PromptInput,
+    system: string,
+    first: Draft,
+    label: string,
+  ): Promise<Draft> {
     const target = input.request.wordCountTarget;
     const distance = (d: Draft) => Math.abs(d.wordCount - target);
     let best = first;
@@ -94,15 +115,23 @@ export function createLlmContentWriter(options: LlmContentWriterOptions): Conten
         json = res.json ?? parseJsonText(res.text);
       } catch (err) {
         if (err instanceof ProviderError && !err.retryable && UNREADABLE_OUTPUT.test(err.message)) {
-          throw new RetryableError(`The ${writer.name} writer returned a brief that could not be read.`, { cause: err });
+          throw new RetryableError(`The ${writer.name} writer returned a brief that could not be read.`, {
+            cause: err,
+          });
         }
         throw err;
       }
       const parsed = briefAnswerSchema.safeParse(json);
       if (!parsed.success) {
-        throw new RetryableError(`The ${writer.name} writer returned a brief that does not match the expected shape.`, { cause: parsed.error });
+        throw new RetryableError(`The ${writer.name} writer returned a brief that does not match the expected shape.`, {
+          cause: parsed.error,
+        });
       }
-      const normalized = normalizeBrief(parsed.data, { topic: input.request.topic, sources: input.research.sources, mentionsExcluded: pi.mentionsExcluded });
+      const normalized = normalizeBrief(parsed.data, {
+        topic: input.request.topic,
+        sources: input.research.sources,
+        mentionsExcluded: pi.mentionsExcluded,
+      });
       if (!normalized) throw new RetryableError(`The ${writer.name} writer returned a brief without a usable outline.`);
       return { ...normalized, entities };
     },
@@ -127,7 +156,13 @@ export function createLlmContentWriter(options: LlmContentWriterOptions): Conten
         maxTokens: draftTokens(input.request.wordCountTarget),
         idempotencyKey: `${input.idempotencyKey}:revise`,
       });
-      return lengthControlled(input, pi, system, finishDraft(res.text, finishContext(input, pi, input.brief)), 'revise');
+      return lengthControlled(
+        input,
+        pi,
+        system,
+        finishDraft(res.text, finishContext(input, pi, input.brief)),
+        'revise',
+      );
     },
   };
 }

@@ -10,7 +10,8 @@ export const LENGTH_TOLERANCE = 0.15;
 
 const SOURCES_HEADING = /^#{1,6}[ \t]+sources[ \t]*#*[ \t]*$/gim;
 const CITATION = /\[\d+(?:\s*[,;–-]\s*\d+)*\](?!\()/g;
-const NO_SPACE_SCRIPTS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const NO_SPACE_SCRIPTS =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const WORD = /[\p{L}\p{N}]+(?:['’._-][\p{L}\p{N}]+)*/gu;
 
 /** The page without its trailing `## Sources` section (the last such heading and everything after it). */

@@ -22,7 +22,8 @@ export interface FinishContext {
   mentionsExcluded: (text: string) => boolean;
 }
 
-const SOURCES_HEADINGS = /^(sources?|references?|works cited|bibliography|citations|quellen|quellenangaben|literatur|références|sources et références|fuentes|referencias|fonti|riferimenti|bronnen|fontes|referências|источники|źródła|källor|kilder|lähteet|kaynaklar|出典|参考文献|参考資料|参考资料|来源|출처|참고 문헌)\s*:?$/i;
+const SOURCES_HEADINGS =
+  /^(sources?|references?|works cited|bibliography|citations|quellen|quellenangaben|literatur|références|sources et références|fuentes|referencias|fonti|riferimenti|bronnen|fontes|referências|источники|źródła|källor|kilder|lähteet|kaynaklar|出典|参考文献|参考資料|参考资料|来源|출처|참고 문헌)\s*:?$/i;
 const MARKER = /\[(\d+)\](?!\()/g;
 const LIST_OR_QUOTE = /^(\s*(?:[-*+]|\d+[.)])\s+|\s*>\s?)(.*)$/;
 const HEADING = /^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$/;
@@ -56,9 +57,16 @@ const NO_SPACE_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{S
 export function normalizeCitations(md: string, count: number): string {
   return md
     .replace(/\[\^(\d+)\]/g, '[$1]')
-    .replace(/\[(\d+(?:\s*(?:[,;]|[–-])\s*\d+)+)\](?!\()/g, (_m, inner: string) => expandList(inner, count).map((n) => `[${n}]`).join(''))
+    .replace(/\[(\d+(?:\s*(?:[,;]|[–-])\s*\d+)+)\](?!\()/g, (_m, inner: string) =>
+      expandList(inner, count)
+        .map((n) => `[${n}]`)
+        .join(''),
+    )
     .replace(/[ \t]?\[(\d+)\](?!\()/g, (m, n: string) => (Number(n) >= 1 && Number(n) <= count ? m : ''))
-    .replace(/([^\s.!?。！？])([.!?。！？]+)[ \t]*((?:\[\d+\])+)(?!\()/gu, (_m, prev: string, stop: string, marks: string) => `${prev}${NO_SPACE_CHAR.test(prev) ? '' : ' '}${marks}${stop}`);
+    .replace(
+      /([^\s.!?。！？])([.!?。！？]+)[ \t]*((?:\[\d+\])+)(?!\()/gu,
+      (_m, prev: string, stop: string, marks: string) => `${prev}${NO_SPACE_CHAR.test(prev) ? '' : ' '}${marks}${stop}`,
+    );
 }
 
 function parse(md: string): Block[] {
@@ -160,7 +168,12 @@ function render(blocks: readonly Block[]): string {
   let md = '';
   let prev: Block | undefined;
   for (const b of blocks) {
-    const text = b.kind === 'heading' ? `${'#'.repeat(b.level)} ${b.text}` : b.kind === 'text' ? `${b.prefix}${b.text}` : b.lines.join('\n');
+    const text =
+      b.kind === 'heading'
+        ? `${'#'.repeat(b.level)} ${b.text}`
+        : b.kind === 'text'
+          ? `${b.prefix}${b.text}`
+          : b.lines.join('\n');
     const tight = b.kind === 'text' && b.tight && prev?.kind === 'text' && prev.prefix !== '';
     md += prev === undefined ? text : `${tight ? '\n' : '\n\n'}${text}`;
     prev = b;
@@ -204,7 +217,8 @@ export function finishDraft(raw: string, ctx: FinishContext): Draft {
   let blocks = dropSections(parse(md), (h) => SOURCES_HEADINGS.test(cleanSentence(h.text)));
   blocks = filterExcluded(blocks, ctx);
   const firstHeading = blocks.find((b) => b.kind === 'heading');
-  if (!(firstHeading?.kind === 'heading' && firstHeading.level === 1)) blocks.unshift({ kind: 'heading', level: 1, text: ctx.h1 });
+  if (!(firstHeading?.kind === 'heading' && firstHeading.level === 1))
+    blocks.unshift({ kind: 'heading', level: 1, text: ctx.h1 });
   const h1Block = blocks.find((b) => b.kind === 'heading' && b.level === 1);
   const h1 = h1Block?.kind === 'heading' ? cleanSentence(h1Block.text) : ctx.h1;
   const body = render(blocks);

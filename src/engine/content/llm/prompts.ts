@@ -119,7 +119,11 @@ export function briefPrompt(input: PromptInput, system: string, entities: readon
   if (request.projectMode === 'optimize' && research.imported) {
     const page = research.imported;
     parts.push(
-      `## Existing page to improve (${page.url}, ${page.wordCount} words)\nTitle: ${page.title}\nHeadings:\n${headingsOf(page.markdown).map((h) => `- ${h}`).join('\n') || '- (none)'}\nThe outline improves this page: keep what is accurate, add what the competitors cover and it lacks. The live page is never changed.`,
+      `## Existing page to improve (${page.url}, ${page.wordCount} words)\nTitle: ${page.title}\nHeadings:\n${
+        headingsOf(page.markdown)
+          .map((h) => `- ${h}`)
+          .join('\n') || '- (none)'
+      }\nThe outline improves this page: keep what is accurate, add what the competitors cover and it lacks. The live page is never changed.`,
     );
   }
   return withSources(input, system, parts.join('\n\n'), entities);
@@ -128,9 +132,14 @@ export function briefPrompt(input: PromptInput, system: string, entities: readon
 function formatBrief(brief: Brief, research: Research): string {
   const numberOf = (url: string | null) => (url === null ? 0 : research.sources.findIndex((s) => s.url === url) + 1);
   const outline = brief.outline
-    .map((s) => `${'#'.repeat(s.level)} ${s.heading}${s.sources.length ? ` [sources: ${s.sources.join(', ')}]` : ''}\n${s.points.map((p) => `  - ${p}`).join('\n')}`)
+    .map(
+      (s) =>
+        `${'#'.repeat(s.level)} ${s.heading}${s.sources.length ? ` [sources: ${s.sources.join(', ')}]` : ''}\n${s.points.map((p) => `  - ${p}`).join('\n')}`,
+    )
     .join('\n');
-  const faqs = brief.faqs.map((f) => `Q: ${f.question}\nA: ${f.answer}${numberOf(f.sourceUrl) ? ` [${numberOf(f.sourceUrl)}]` : ''}`).join('\n');
+  const faqs = brief.faqs
+    .map((f) => `Q: ${f.question}\nA: ${f.answer}${numberOf(f.sourceUrl) ? ` [${numberOf(f.sourceUrl)}]` : ''}`)
+    .join('\n');
   const m = brief.seoMetadata;
   return [
     `H1: ${m.h1}`,
@@ -175,16 +184,28 @@ export function draftPrompt(input: PromptInput, system: string, brief: Brief): s
 }
 
 /** The user prompt of an optimization pass. */
-export function revisePrompt(input: PromptInput, system: string, brief: Brief, draft: Draft, goals: RevisionGoals): string {
+export function revisePrompt(
+  input: PromptInput,
+  system: string,
+  brief: Brief,
+  draft: Draft,
+  goals: RevisionGoals,
+): string {
   const ok = (t: string) => !input.mentionsExcluded(t);
-  const list = (items: string[]) => (items.filter(ok).length ? items.filter(ok).map((t) => `- ${t}`).join('\n') : '- none');
+  const list = (items: string[]) =>
+    items.filter(ok).length
+      ? items
+          .filter(ok)
+          .map((t) => `- ${t}`)
+          .join('\n')
+      : '- none';
   const parts = [
     '# Task: optimization pass',
     `The draft below scores ${goals.score} out of 100 against the ranking competitors; the target is ${goals.targetScore}. Revise it to close the gaps and return the full revised page.`,
     `## Missing terms (the competitors use them, the draft does not)\n${list(goals.missingTerms)}`,
     `## Underused terms (use them more, within the competitors' range)\n${list(goals.underusedTerms)}`,
     `## Recommendations\n${list(goals.recommendations)}`,
-    'Work the terms in where they fit naturally, with researched facts and [n] citations; no keyword stuffing. Keep the H1, the outline\'s sections, everything accurate and its citations, and the FAQ section.',
+    "Work the terms in where they fit naturally, with researched facts and [n] citations; no keyword stuffing. Keep the H1, the outline's sections, everything accurate and its citations, and the FAQ section.",
     `## Competitor term targets\n${formatTermTargets(brief.entities)}`,
     formatRules(input.request.wordCountTarget),
     `## Current draft\n${quoted(draft.markdown)}`,
@@ -193,7 +214,13 @@ export function revisePrompt(input: PromptInput, system: string, brief: Brief, d
 }
 
 /** The user prompt asking to bring a draft back into its length window. */
-export function lengthFixPrompt(input: PromptInput, system: string, brief: Brief, markdown: string, words: number): string {
+export function lengthFixPrompt(
+  input: PromptInput,
+  system: string,
+  brief: Brief,
+  markdown: string,
+  words: number,
+): string {
   const target = input.request.wordCountTarget;
   const { min, max } = lengthWindow(target);
   const expand = words < min;
@@ -207,5 +234,12 @@ export function lengthFixPrompt(input: PromptInput, system: string, brief: Brief
     `## The page\n${quoted(markdown)}`,
   ].join('\n\n');
   // Condensing needs no research; expanding needs facts to add.
-  return expand ? withSources(input, system, `${fixed}\n\n## Competitor term targets\n${formatTermTargets(brief.entities)}`, brief.entities) : fixed;
+  return expand
+    ? withSources(
+        input,
+        system,
+        `${fixed}\n\n## Competitor term targets\n${formatTermTargets(brief.entities)}`,
+        brief.entities,
+      )
+    : fixed;
 }

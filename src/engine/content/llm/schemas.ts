@@ -16,7 +16,12 @@ const MAX_FAQS = 10;
 const MAX_SECONDARY = 10;
 
 const str = (description: string) => ({ type: 'string', description });
-const obj = (properties: Record<string, unknown>) => ({ type: 'object', properties, required: Object.keys(properties), additionalProperties: false });
+const obj = (properties: Record<string, unknown>) => ({
+  type: 'object',
+  properties,
+  required: Object.keys(properties),
+  additionalProperties: false,
+});
 
 export const BRIEF_SCHEMA_NAME = 'content_brief';
 
@@ -27,9 +32,17 @@ export const BRIEF_JSON_SCHEMA: Record<string, unknown> = obj({
     description: 'Sections of the page in order, without the introduction, FAQ section and sources list.',
     items: obj({
       heading: str('The section heading as it will appear on the page.'),
-      level: { type: 'integer', enum: [2, 3], description: '2 for a main section (H2), 3 for a subsection (H3) of the H2 before it.' },
+      level: {
+        type: 'integer',
+        enum: [2, 3],
+        description: '2 for a main section (H2), 3 for a subsection (H3) of the H2 before it.',
+      },
       points: { type: 'array', items: { type: 'string' }, description: 'What the section covers, one point each.' },
-      sources: { type: 'array', items: { type: 'integer' }, description: 'Numbers of the research sources the section draws on.' },
+      sources: {
+        type: 'array',
+        items: { type: 'integer' },
+        description: 'Numbers of the research sources the section draws on.',
+      },
     }),
   },
   seo: obj({
@@ -45,7 +58,10 @@ export const BRIEF_JSON_SCHEMA: Record<string, unknown> = obj({
     items: obj({
       question: str('A question readers ask.'),
       answer: str('A direct answer of 1 to 3 sentences.'),
-      source: { type: ['integer', 'null'], description: 'Number of the research source the answer comes from, or null.' },
+      source: {
+        type: ['integer', 'null'],
+        description: 'Number of the research source the answer comes from, or null.',
+      },
     }),
   },
 });
@@ -112,7 +128,10 @@ export interface NormalizeContext {
 }
 
 /** The brief's outline, metadata and FAQs from a validated answer; null when no usable section is left. */
-export function normalizeBrief(answer: BriefAnswer, ctx: NormalizeContext): { outline: OutlineSection[]; seoMetadata: SeoMetadata; faqs: Faq[] } | null {
+export function normalizeBrief(
+  answer: BriefAnswer,
+  ctx: NormalizeContext,
+): { outline: OutlineSection[]; seoMetadata: SeoMetadata; faqs: Faq[] } | null {
   const valid = (n: number) => Number.isInteger(n) && n >= 1 && n <= ctx.sources.length;
   const ok = (s: string) => clean(s).length > 0 && !ctx.mentionsExcluded(s);
   const outline: OutlineSection[] = [];
@@ -143,7 +162,8 @@ export function normalizeBrief(answer: BriefAnswer, ctx: NormalizeContext): { ou
     secondaryKeywords.push(k);
   }
   const modelSlug = slugify(answer.seo.slug);
-  const slug = (ok(modelSlug.replace(/-/g, ' ')) ? modelSlug : '') || slugify(primaryKeyword) || slugify(title) || 'page';
+  const slug =
+    (ok(modelSlug.replace(/-/g, ' ')) ? modelSlug : '') || slugify(primaryKeyword) || slugify(title) || 'page';
 
   const faqs: Faq[] = answer.faqs
     .filter((f) => ok(f.question) && ok(f.answer))

@@ -110,6 +110,10 @@ function tryDecode(bytes: Uint8Array, coding: string): Uint8Array | null {
  * Decodes a text body: byte-order mark, then the header's charset, then a `<meta>`/XML declaration, then UTF-8
  * (the live fetcher's rules). Returns the canonical charset name.
  */
-export function decodeText(bytes: Uint8Array, contentType: string | null, _mime: string | null): { charset: string; text: string } {
+export function decodeText(
+  bytes: Uint8Array,
+  contentType: string | null,
+  _mime: string | null,
+): { charset: string; text: string } {
   return decodeBody(bytes, contentType);
 }

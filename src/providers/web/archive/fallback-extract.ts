@@ -13,8 +13,32 @@ const CHROME =
   '[class*="cookie"], [id*="cookie"], [class*="newsletter"], [class*="advert"], [class*="sidebar"]';
 
 const BLOCKS = new Set([
-  'P', 'DIV', 'SECTION', 'ARTICLE', 'MAIN', 'LI', 'UL', 'OL', 'TABLE', 'TR', 'TD', 'TH', 'H1', 'H2', 'H3', 'H4',
-  'H5', 'H6', 'BLOCKQUOTE', 'PRE', 'DT', 'DD', 'BR', 'FIGCAPTION', 'DETAILS', 'SUMMARY',
+  'P',
+  'DIV',
+  'SECTION',
+  'ARTICLE',
+  'MAIN',
+  'LI',
+  'UL',
+  'OL',
+  'TABLE',
+  'TR',
+  'TD',
+  'TH',
+  'H1',
+  'H2',
+  'H3',
+  'H4',
+  'H5',
+  'H6',
+  'BLOCKQUOTE',
+  'PRE',
+  'DT',
+  'DD',
+  'BR',
+  'FIGCAPTION',
+  'DETAILS',
+  'SUMMARY',
 ]);
 
 interface TextNodeLike {

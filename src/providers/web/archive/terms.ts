@@ -93,7 +93,10 @@ export function createTermizer(): (text: string) => string[] {
   const stems = new Map<string, string | null>();
   return (text) => {
     const out: string[] = [];
-    const folded = text.toLowerCase().normalize('NFKD').replace(/\p{M}+/gu, '');
+    const folded = text
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/\p{M}+/gu, '');
     for (const match of folded.matchAll(/[\p{L}\p{N}]+/gu)) {
       const word = match[0];
       let term = stems.get(word);
