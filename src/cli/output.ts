@@ -17,3 +17,14 @@ export const processIo: CliIo = {
 export function printJson(io: CliIo, value: unknown): void {
   io.out(JSON.stringify(value));
 }
+
+/** Rows as an aligned text table under a header; the last column is not padded. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((v, i) => (i === cells.length - 1 ? v : v.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}

@@ -1,89 +1,25 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/engine/admin.ts';
 import { authenticate } from '../../src/engine/auth.ts';
 import { isWellFormedApiKey } from '../../src/engine/api-keys.ts';
-import { openDatabase } from '../../src/store/db.ts';
-import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { systemClock } from '../../src/clock.ts';
-import { BIN } from '../helpers/mcp.ts';
-import { tempDir } from '../helpers/temp.ts';
+import type { OpenedDatabase } from '../../src/store/db.ts';
+import { cli, failed, newDb as newDbIn, oneJson, UUID_RE, withDb } from './helpers.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY_IN_TEXT = /aapi_[0-9A-Za-z]{36}/;
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 const temps: Array<() => void> = [];
 afterAll(() => temps.forEach((c) => c()));
+const newDb = () => newDbIn(temps);
 
-function newDb(): string {
-  const tmp = tempDir('agent-api-cli-');
-  temps.push(tmp.cleanup);
-  return tmp.dbPath;
-}
-
-/** Runs the real launcher, `node bin/agent-api.js ...`, with a clean environment pointing at `db`. */
-function cli(db: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AGENT_API_DB: db, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += String(d)));
-    child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** `--json` output: exactly one JSON object on one line of stdout, and nothing else there. */
-function oneJson<T = Record<string, unknown>>(r: CliResult): T {
-  expect(r.code, r.stderr).toBe(0);
-  expect(r.stdout.endsWith('\n')).toBe(true);
-  const lines = r.stdout.split('\n').filter((l) => l !== '');
-  expect(lines, r.stdout).toHaveLength(1);
-  expect(r.stdout).toBe(`${lines[0]}\n`);
-  const value: unknown = JSON.parse(lines[0]!);
-  expect(typeof value === 'object' && value !== null && !Array.isArray(value)).toBe(true);
-  return value as T;
-}
-
-/** A failed command: non-zero exit, a message on stderr, nothing on stdout. */
-function failed(r: CliResult, message: RegExp): void {
-  expect(r.code, r.stdout + r.stderr).not.toBe(0);
-  expect(r.stdout).toBe('');
-  expect(r.stderr).toMatch(message);
-  expect(r.stderr).not.toMatch(/\n\s+at .*\.ts:\d+/); // a sentence, not a stack trace
-}
-
-async function withDb<T>(path: string, work: (s: ReturnType<typeof openDatabase>) => Promise<T>): Promise<T> {
-  const s = openDatabase(path);
-  try {
-    await migrateToLatest(s.db);
-    return await work(s);
-  } finally {
-    await s.close();
-  }
-}
-
-function count(s: ReturnType<typeof openDatabase>, table: string): number {
+function count(s: OpenedDatabase, table: string): number {
   return (s.raw.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 }
 
 // Each case has its own database file; they run side by side because each spawn mostly waits on process start-up.
-describe.concurrent('agent-api command line (API.md section 6)', { timeout: 120_000 }, () => {
+describe.concurrent('agent-api command line (docs/api.md §6)', { timeout: 120_000 }, () => {
   it('init --json creates an org, a client and an all-scope key; a second init creates nothing unless --force-new-key', async () => {
     const db = newDb();
     const first = oneJson<{ org_id: string; client_id: string; api_key: string }>(await cli(db, ['init', '--json']));

@@ -1,40 +1,27 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { registerTrackerCommands } from '../../src/cli/commands/tracker.ts';
 import { openDatabase } from '../../src/store/db.ts';
-import { BIN, connectHttpClient, structured } from '../helpers/mcp.ts';
+import { connectHttpClient, structured } from '../helpers/mcp.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { tempDir } from '../helpers/temp.ts';
-import type { Any } from './fixture.ts';
+import {
+  createTrackerProject,
+  deleteTrackerProject,
+  listTrackerProjects,
+  updateTrackerProject,
+} from '../../src/engine/tracker/projects.ts';
+import { cli, failed as failedCli, human, MISSING_ID, oneJson, UUID_RE } from '../cli/helpers.ts';
+import { call, project, type Any } from './fixture.ts';
 
 /**
- * `agent-api tracker create-project` (API.md section 6), and the issue's "done when": a project created from the
+ * `agent-api tracker create-project` (docs/api.md §6), and the issue's "done when": a project created from the
  * command line is scanned from an MCP client on the sample archive and read back with honest coverage.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const temps: Array<() => void> = [];
 afterAll(() => temps.forEach((c) => c()));
-
-function cli(db: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AGENT_API_DB: db },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += String(d)));
-    child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('agent-api tracker create-project', () => {
   it('creates a project from the command line that an MCP client scans on the sample archive and reads back', async () => {
@@ -199,6 +186,232 @@ describe('agent-api tracker create-project', () => {
     } finally {
       await db.close();
       t.cleanup();
+    }
+  });
+});
+
+describe('agent-api tracker list-projects, update-project and delete-project', { timeout: 240_000 }, () => {
+  /** Rows of a tracker table that belong to the project. */
+  function rowsOf(dbPath: string, table: string, projectId: string): number {
+    const s = openDatabase(dbPath);
+    try {
+      return (s.raw.prepare(`SELECT count(*) AS n FROM ${table} WHERE project_id = ?`).get(projectId) as { n: number })
+        .n;
+    } finally {
+      void s.close();
+    }
+  }
+
+  it('list-projects filters by client and organisation; update-project revalidates like create-project', async () => {
+    const t = await startTestApp();
+    const a = await t.tenant();
+    const a2 = (await t.client(a.orgId, { name: 'Second client' })).id;
+    const b = await t.tenant();
+    const p1 = await project(t, a.clientId);
+    t.clock.advance(1_000);
+    const p2 = await project(t, a2, { name: 'Second', queries: ['leak detection'] });
+    t.clock.advance(1_000);
+    const p3 = await project(t, b.clientId, { domain: 'example.org', brandNames: [] });
+    await t.stop();
+    temps.push(t.cleanup);
+    const db = t.dbPath;
+
+    const [all, ofClient, ofOrg, table, noClient, noOrg, foreign] = await Promise.all([
+      cli(db, ['tracker', 'list-projects', '--json']),
+      cli(db, ['tracker', 'list-projects', '--client', a.clientId, '--json']),
+      cli(db, ['tracker', 'list-projects', '--org', a.orgId, '--json']),
+      cli(db, ['tracker', 'list-projects']),
+      cli(db, ['tracker', 'list-projects', '--client', MISSING_ID, '--json']),
+      cli(db, ['tracker', 'list-projects', '--org', MISSING_ID]),
+      cli(db, ['tracker', 'list-projects', '--client', a.clientId, '--org', b.orgId]),
+    ]);
+    const projects = oneJson<{ projects: Any[] }>(all).projects;
+    expect(projects.map((p) => p.project_id)).toEqual([p1, p2, p3]);
+    expect(projects[0]).toEqual({
+      project_id: p1,
+      org_id: a.orgId,
+      client_id: a.clientId,
+      name: 'RapidFlow visibility',
+      domain: 'rapidflowplumbing.com',
+      brand_names: ['RapidFlow Plumbing'],
+      query_kind: 'keywords',
+      queries: ['emergency plumber', 'water heater repair'],
+      query_count: 2,
+      platforms: ['organic'],
+      location: null,
+      language: 'en',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    expect(oneJson<{ projects: Any[] }>(ofClient).projects.map((p) => p.project_id)).toEqual([p1]);
+    expect(oneJson<{ projects: Any[] }>(ofOrg).projects.map((p) => p.project_id)).toEqual([p1, p2]);
+    const lines = human(table).trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^PROJECT_ID\s+CLIENT_ID\s+DOMAIN\s+QUERIES\s+PLATFORMS\s+NAME$/);
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^${p1}\\s+${a.clientId}\\s+rapidflowplumbing\\.com\\s+2 keywords\\s+organic\\s+RapidFlow visibility$`,
+      ),
+    );
+    expect(lines).toHaveLength(4);
+    failedCli(noClient, new RegExp(`no client ${MISSING_ID}`));
+    failedCli(noOrg, new RegExp(`no organisation ${MISSING_ID}`));
+    failedCli(foreign, new RegExp(`no client ${a.clientId} in organisation ${b.orgId}`));
+
+    const [moved, changed, nothing, both, badPlatforms, noQueries, unknown, badLanguage] = await Promise.all([
+      cli(db, ['tracker', 'update-project', p3, '--domain', 'https://www.example.com/', '--json']),
+      cli(db, [
+        'tracker',
+        'update-project',
+        p1,
+        '--prompts',
+        'who fixes burst pipes?, best plumber in austin',
+        '--platforms',
+        'chatgpt,organic',
+        '--location',
+        'Austin, Texas, United States',
+        '--name',
+        'RapidFlow AI visibility',
+      ]),
+      cli(db, ['tracker', 'update-project', p2]),
+      cli(db, ['tracker', 'update-project', p2, '--keywords', 'a', '--prompts', 'b']),
+      cli(db, ['tracker', 'update-project', p2, '--platforms', 'organic,bing', '--json']),
+      cli(db, ['tracker', 'update-project', p2, '--keywords', ' , ']),
+      cli(db, ['tracker', 'update-project', MISSING_ID, '--name', 'X', '--json']),
+      cli(db, ['tracker', 'update-project', p2, '--language', 'english!', '--name', '']),
+    ]);
+    // Brand names that were the default (the domain) follow the new domain.
+    expect(oneJson(moved)).toMatchObject({
+      project_id: p3,
+      org_id: b.orgId,
+      domain: 'example.com',
+      brand_names: ['example.com'],
+      queries: ['emergency plumber', 'water heater repair'],
+    });
+    expect(human(changed)).toBe(
+      `tracker project ${p1} updated: RapidFlow AI visibility, rapidflowplumbing.com, 2 prompts, organic,chatgpt\n`,
+    );
+    failedCli(nothing, /give at least one setting to change: --name, --domain, --keywords or --prompts/);
+    failedCli(both, /give at most one of --keywords or --prompts/);
+    failedCli(badPlatforms, /platforms: .*unknown: bing.*\(option --platforms\)/);
+    failedCli(noQueries, /queries: 1 to 500 distinct queries\. \(option --keywords\)/);
+    failedCli(unknown, new RegExp(`no tracker project ${MISSING_ID}`));
+    failedCli(badLanguage, /Invalid input: name, language\./);
+    failedCli(badLanguage, /language: .*\(option --language\)/);
+
+    const s = openDatabase(db);
+    try {
+      const rows = await s.db.selectFrom('tracker_projects').selectAll().orderBy('created_at').execute();
+      expect(rows[0]).toMatchObject({
+        name: 'RapidFlow AI visibility',
+        brand_names: '["RapidFlow Plumbing"]',
+        query_kind: 'prompts',
+        queries: '["who fixes burst pipes?","best plumber in austin"]',
+        query_count: 2,
+        platforms: '["organic","chatgpt"]',
+        location: 'Austin, Texas, United States',
+      });
+      // The refused updates changed nothing.
+      expect(rows[1]).toMatchObject({
+        name: 'Second',
+        queries: '["leak detection"]',
+        platforms: '["organic"]',
+        language: 'en',
+      });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('delete-project refuses a project with a scan in flight, then deletes a scanned one with its scans, results and summaries', async () => {
+    const t = await startTestApp();
+    const a = await t.tenant();
+    const scanned = await project(t, a.clientId);
+    const spare = await project(t, a.clientId, { name: 'Spare' });
+    const queued = await call(t, 'POST', `/reporter/projects/${scanned}/scans`, a.key);
+    expect(queued.status, queued.text).toBe(202);
+    expect(queued.body).toMatchObject({ status: 'queued' });
+    await t.stop();
+    temps.push(t.cleanup);
+
+    const refused = await cli(t.dbPath, ['tracker', 'delete-project', scanned, '--json']);
+    // Queued, or running when the runner picked it up before the app stopped (its run is handed back, still pending).
+    failedCli(
+      refused,
+      new RegExp(`scan (queued|running) \\(${queued.body.run_id as string}\\); delete it once the scan has finished`),
+    );
+    expect(rowsOf(t.dbPath, 'tracker_scans', scanned)).toBe(1);
+
+    // The scan runs to completion; then the project and everything measured for it can go.
+    const again = await startTestApp({ dbPath: t.dbPath });
+    // Past any lease the first app's runner may have taken on the run before it stopped.
+    again.clock.advance(10 * 60_000);
+    await again.engine.runner.runUntilIdle();
+    await again.stop();
+    expect(rowsOf(t.dbPath, 'tracker_results', scanned)).toBe(2);
+    expect(rowsOf(t.dbPath, 'tracker_platform_summaries', scanned)).toBe(1);
+    expect(rowsOf(t.dbPath, 'tracker_latest', scanned)).toBe(1);
+
+    const [deleted, deletedHuman, unknown, noId] = await Promise.all([
+      cli(t.dbPath, ['tracker', 'delete-project', scanned, '--json']),
+      cli(t.dbPath, ['tracker', 'delete-project', spare]),
+      cli(t.dbPath, ['tracker', 'delete-project', MISSING_ID, '--json']),
+      cli(t.dbPath, ['tracker', 'delete-project']),
+    ]);
+    expect(oneJson(deleted)).toEqual({ project_id: scanned, deleted: { scans: 1, results: 2, summaries: 1 } });
+    expect(human(deletedHuman)).toBe(`tracker project ${spare} deleted (0 scans, 0 results, 0 platform summaries)\n`);
+    failedCli(unknown, new RegExp(`no tracker project ${MISSING_ID}`));
+    failedCli(noId, /missing required argument 'id'/);
+    for (const table of ['tracker_results', 'tracker_platform_summaries', 'tracker_latest', 'tracker_scans'])
+      expect(rowsOf(t.dbPath, table, scanned), table).toBe(0);
+    const s = openDatabase(t.dbPath);
+    try {
+      expect(s.raw.prepare('SELECT count(*) AS n FROM tracker_projects').get()).toEqual({ n: 0 });
+      // The billing history and the finished run stay.
+      expect(s.raw.prepare("SELECT state FROM usage_ledger WHERE resource_kind = 'tracker_scan'").all()).toEqual([
+        { state: 'charged' },
+      ]);
+      expect(s.raw.prepare("SELECT state FROM runs WHERE kind = 'tracker_scan'").all()).toEqual([{ state: 'done' }]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('the engine functions keep to one organisation and refuse a running scan with its id', async () => {
+    const t = await startTestApp();
+    temps.push(t.cleanup);
+    try {
+      const a = await t.tenant();
+      const b = await t.tenant();
+      const id = await project(t, a.clientId);
+      const now = t.clock.now();
+      await expect(updateTrackerProject(t.db, b.orgId, id, { name: 'X' }, now)).rejects.toMatchObject({
+        code: 'not_found',
+      });
+      await expect(deleteTrackerProject(t.db, b.orgId, id)).rejects.toMatchObject({ code: 'not_found' });
+      await expect(
+        createTrackerProject(t.db, b.orgId, { clientId: a.clientId, name: 'X', domain: 'a.com', queries: ['q'] }, now),
+      ).rejects.toMatchObject({ code: 'not_found', details: { field: 'client_id' } });
+      await expect(updateTrackerProject(t.db, a.orgId, id, {}, now)).rejects.toMatchObject({ code: 'invalid_input' });
+      await expect(
+        updateTrackerProject(t.db, a.orgId, id, { queries: [], platforms: ['bing'] }, now),
+      ).rejects.toMatchObject({
+        code: 'invalid_input',
+        details: {
+          fields: [expect.objectContaining({ path: 'queries' }), expect.objectContaining({ path: 'platforms' })],
+        },
+      });
+      const r = await call(t, 'POST', `/reporter/projects/${id}/scans`, a.key);
+      expect(r.status, r.text).toBe(202);
+      t.app.database.raw.prepare("UPDATE tracker_scans SET status = 'running' WHERE id = ?").run(r.body.run_id);
+      await expect(deleteTrackerProject(t.db, a.orgId, id)).rejects.toMatchObject({
+        code: 'invalid_state',
+        message: expect.stringMatching(/scan running/),
+        details: { active_scans: [{ run_id: r.body.run_id, status: 'running' }] },
+      });
+      const listed = await listTrackerProjects(t.db, { orgId: a.orgId });
+      expect(listed.map((p) => p.id)).toEqual([id]);
+    } finally {
+      await t.stop();
     }
   });
 });

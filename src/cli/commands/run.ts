@@ -5,6 +5,7 @@ import type { App } from '../../app.ts';
 import type { Config } from '../../config.ts';
 import { initialise, type InitResult } from '../../engine/admin.ts';
 import { isWellFormedApiKey } from '../../engine/api-keys.ts';
+import { host, port } from '../options.ts';
 import { printJson, type CliIo } from '../output.ts';
 import { withStore } from '../store.ts';
 
@@ -28,6 +29,8 @@ export function connectionSnippets(config: Config, apiKey: string, url: string) 
   };
 }
 
+const urlOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
 function printInit(io: CliIo, config: Config, r: InitResult, url: string): void {
   if (!r.apiKey) {
     io.out(`agent-api is already initialised (organisation ${r.orgId}); no key was created.`);
@@ -46,10 +49,34 @@ function printInit(io: CliIo, config: Config, r: InitResult, url: string): void 
   io.out(`\nREST: curl -H "Authorization: Bearer ${r.apiKey}" ${url}/api/agent/v1/usage\n`);
 }
 
-/** Serves until SIGTERM/SIGINT, then shuts down gracefully (runs in flight finish or are handed back). */
-export async function serveUntilSignal(app: App, io: CliIo, host: string, port: number): Promise<void> {
+/**
+ * Serves until SIGTERM/SIGINT, then shuts down gracefully (runs in flight finish or are handed back). `onListening`
+ * runs once the port is bound, before background work starts and before the "serving" line.
+ */
+export async function serveUntilSignal(
+  app: App,
+  io: CliIo,
+  host: string,
+  port: number,
+  onListening?: (url: string) => Promise<void> | void,
+): Promise<void> {
   const { VERSION } = await import('../../app.ts');
-  const { url } = await app.listen(host, port);
+  let url: string;
+  try {
+    ({ url } = await app.listen(host, port));
+  } catch (err) {
+    await app.close(0).catch(() => undefined);
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(`cannot listen on ${host}:${port} (--host/--port, AGENT_API_HOST/AGENT_API_PORT): ${reason}`, {
+      cause: err,
+    });
+  }
+  try {
+    await onListening?.(url);
+  } catch (err) {
+    await app.close(0).catch(() => undefined);
+    throw err;
+  }
   await app.startBackground();
   io.err(`agent-api ${VERSION} serving REST at ${url}/api/agent/v1, MCP at ${url}/mcp, health at ${url}/healthz`);
   await new Promise<void>((done) => {
@@ -63,6 +90,13 @@ export async function serveUntilSignal(app: App, io: CliIo, host: string, port: 
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+}
+
+/** `--host` and `--port`, defaulting to AGENT_API_HOST and AGENT_API_PORT, for `serve` and `start`. */
+function withListenOptions(command: Command, config: Config): Command {
+  return command
+    .option('--host <host>', 'address to bind (default AGENT_API_HOST)', host, config.AGENT_API_HOST)
+    .option('--port <port>', 'port, 0 for a free one (default AGENT_API_PORT)', port, config.AGENT_API_PORT);
 }
 
 export function registerRunCommands(program: Command, config: Config, io: CliIo): void {
@@ -80,34 +114,40 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
           api_key: r.apiKey,
           ...(r.created ? {} : { already_initialised: true }),
         });
-      else printInit(io, config, r, `http://${config.AGENT_API_HOST}:${config.AGENT_API_PORT}`);
+      else printInit(io, config, r, urlOf(config.AGENT_API_HOST, config.AGENT_API_PORT));
     });
 
-  program
-    .command('serve')
-    .description('serve REST (/api/agent/v1), MCP Streamable HTTP (/mcp) and /healthz')
-    .option('--host <host>', 'address to bind', config.AGENT_API_HOST)
-    .option('--port <port>', 'port', (v) => Number(v), config.AGENT_API_PORT)
-    .action(async (o: { host: string; port: number }) => {
-      const { createApp } = await import('../../app.ts');
-      await serveUntilSignal(await createApp({ config }), io, o.host, o.port);
-    });
+  withListenOptions(
+    program.command('serve').description('serve REST (/api/agent/v1), MCP Streamable HTTP (/mcp) and /healthz'),
+    config,
+  ).action(async (o: { host: string; port: number }) => {
+    const { createApp } = await import('../../app.ts');
+    await serveUntilSignal(await createApp({ config }), io, o.host, o.port);
+  });
 
-  program
-    .command('start')
-    .description('initialise on first start (prints the key and how to connect), then serve')
-    .action(async () => {
-      const { createApp } = await import('../../app.ts');
-      const app = await createApp({ config });
+  withListenOptions(
+    program
+      .command('start')
+      .description(
+        'initialise on first start (prints the key and how to connect), say what the offline web covers, then serve',
+      ),
+    config,
+  ).action(async (o: { host: string; port: number }) => {
+    const [{ createApp }, { describeOfflineWeb, formatOfflineWeb }] = await Promise.all([
+      import('../../app.ts'),
+      import('../offline-web.ts'),
+    ]);
+    const app = await createApp({ config });
+    await serveUntilSignal(app, io, o.host, o.port, async (url) => {
       const r = await initialise(app.database.db, Date.now());
-      const url = `http://${config.AGENT_API_HOST.includes(':') ? `[${config.AGENT_API_HOST}]` : config.AGENT_API_HOST}:${config.AGENT_API_PORT}`;
       if (r.created) printInit(io, config, r, url);
       else
         io.out(
           `agent-api: using organisation ${r.orgId} in ${resolve(config.AGENT_API_DB)} (keys are shown only when created; npx agent-api init --force-new-key makes a new one).`,
         );
-      await serveUntilSignal(app, io, config.AGENT_API_HOST, config.AGENT_API_PORT);
+      for (const line of formatOfflineWeb(await describeOfflineWeb(config), config)) io.out(line);
     });
+  });
 
   program
     .command('mcp')
