@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -12,13 +12,14 @@ import { connectHttpClient } from '../helpers/mcp.ts';
 
 /**
  * The registry is the single definition of every operation; this walks it and checks that each one is complete and
- * is served the same way everywhere: REST route, MCP tool, OpenAPI operation, README tool table (ARCHITECTURE 2).
+ * is served the same way everywhere: REST route, MCP tool, OpenAPI operation, README tool table
+ * (docs/architecture.md: operations are defined once).
  */
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 const BASE = '/api/agent/v1';
 
-/** The tool names API.md section 5 fixes; the registry may hold fewer while families are being built, never others. */
+/** The tool names docs/api.md §3 and §5 fix; the registry may hold fewer while families are being built, never others. */
 const DOCUMENTED_TOOLS = [
   'create_content_job',
   'approve_content_brief',
@@ -50,7 +51,7 @@ const DOCUMENTED_TOOLS = [
 ];
 const VERBS = ['get', 'list', 'create', 'start', 'estimate', 'approve', 'save', 'update', 'delete'];
 
-/** API.md section 2: the scope family of each operation family (null: any valid key). */
+/** docs/api.md §2.2: the scope family of each operation family (null: any valid key). */
 const SCOPE_FAMILY: Record<string, string | null> = {
   copywriter: 'copywriter',
   autopilot: 'copywriter',
@@ -88,7 +89,7 @@ describe('operation registry contract', () => {
   });
 
   describe.each(cases)('%s', (name, op) => {
-    it('has a snake_case, verb-first name that API.md section 5 documents', () => {
+    it('has a snake_case, verb-first name that docs/api.md §5 documents', () => {
       expect(name).toMatch(/^[a-z]+(_[a-z]+)+$/);
       expect(VERBS).toContain(name.split('_')[0]);
       expect(DOCUMENTED_TOOLS).toContain(name);
@@ -96,7 +97,7 @@ describe('operation registry contract', () => {
       expect(op.description.trim().length).toBeGreaterThan(10);
     });
 
-    it('declares its scope (null only for usage and clients) as API.md section 2 assigns it', () => {
+    it('declares its scope (null only for usage and clients) as docs/api.md §2.2 assigns it', () => {
       expect(op.scope === null || (SCOPES as readonly string[]).includes(op.scope)).toBe(true);
       const family = SCOPE_FAMILY[op.family];
       expect(family, `unknown family ${op.family}`).not.toBeUndefined();
@@ -251,27 +252,21 @@ describe('operation registry contract', () => {
     });
   });
 
-  if (existsSync(README)) {
-    const rows = readmeToolRows(readFileSync(README, 'utf8'));
-    it("the README tool table lists exactly the registry's operations", () => {
-      expect(rows.length, 'README.md has no table whose header names a "tool" column').toBeGreaterThan(0);
-      expect(rows.map((r) => r.name).sort()).toEqual(OPERATIONS.map((op) => op.name).sort());
-    });
-    it("the README tool table shows each operation's route, scope and idempotency as the registry defines them", () => {
-      const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
-      for (const row of rows) {
-        const op = byName.get(row.name);
-        if (!op) continue;
-        if (row.rest !== undefined) expect(row.rest, `${row.name} REST`).toBe(`${op.http.method} ${op.http.path}`);
-        if (row.scope !== undefined) expect(row.scope, `${row.name} scope`).toBe(op.scope ?? 'any key');
-        if (row.idempotency !== undefined) expect(row.idempotency, `${row.name} idempotency`).toBe(op.idempotency);
-      }
-    });
-  } else {
-    it.todo(
-      "the README tool table lists exactly the registry's operations (README.md does not exist yet; the lead writes it)",
-    );
-  }
+  const rows = readmeToolRows(readFileSync(README, 'utf8'));
+  it("the README tool table lists exactly the registry's operations", () => {
+    expect(rows.length, 'README.md has no table whose header names a "tool" column').toBeGreaterThan(0);
+    expect(rows.map((r) => r.name).sort()).toEqual(OPERATIONS.map((op) => op.name).sort());
+  });
+  it("the README tool table shows each operation's route, scope and idempotency as the registry defines them", () => {
+    const byName = new Map(OPERATIONS.map((op) => [op.name, op]));
+    for (const row of rows) {
+      const op = byName.get(row.name);
+      if (!op) continue;
+      if (row.rest !== undefined) expect(row.rest, `${row.name} REST`).toBe(`${op.http.method} ${op.http.path}`);
+      if (row.scope !== undefined) expect(row.scope, `${row.name} scope`).toBe(op.scope ?? 'any key');
+      if (row.idempotency !== undefined) expect(row.idempotency, `${row.name} idempotency`).toBe(op.idempotency);
+    }
+  });
 });
 
 interface ReadmeToolRow {
