@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- extraction [--dataset DIR] [--per-type N] [--workers N]`: main-content F1 and time per page of
  * our extractor against Readability.js on linkedom, side by side in one process, scored with each dataset's
- * published scorer (ports in bench/lib/extraction-scorers.ts). Without --dataset it runs ../shared/datasets/zyte-aeb
- * and wcxb-dev; with it, any folder in the WCXB layout, and the last line reads
+ * published scorer (ports in bench/lib/extraction-scorers.ts). Without --dataset it runs zyte-aeb and wcxb-dev from
+ * the external datasets folder beside the checkout (data, not part of this repository; see
+ * bench/lib/extraction-datasets.ts); with it, any folder in the WCXB layout, and the last line reads
  * `extraction F1 <ours> vs <readability> on <N> pages`. Pages are shared among worker threads (default: one per
  * core, at most 2); each worker times both extractors on every page it gets, alternating which runs first. The
  * default run also prints pages/s of extraction plus term analysis on one core.

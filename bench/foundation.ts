@@ -19,7 +19,7 @@ import { createOrganisation } from '../src/store/repos/organisations.ts';
 import { insertRun } from '../src/store/repos/runs.ts';
 import { immediate } from '../src/store/db.ts';
 import { insertReservation, settleReservation } from '../src/store/repos/usage-ledger.ts';
-import type { Pipeline } from '../src/engine/runner/types.ts';
+import { definePipeline } from '../src/engine/runner/types.ts';
 import { tempDir } from '../test/helpers/temp.ts';
 import { median, processCpuMs, spawnJsonServer, table } from './lib/harness.ts';
 
@@ -218,12 +218,13 @@ async function runnerBench(jobs: number) {
     AGENT_API_LOG_LEVEL: 'silent',
     AGENT_API_RUNNER_CONCURRENCY: '8',
   });
-  const noop: Pipeline = {
+  const noop = definePipeline<'noop', void, { noop: null }>({
     kind: 'bench',
-    steps: [{ name: 'noop', run: async () => null }],
+    steps: [{ name: 'noop', stage: 'noop', transient: false, run: async () => null }],
+    enterStage: async () => undefined,
     onComplete: async () => undefined,
     onFail: async () => undefined,
-  };
+  });
   const app = await createApp({ config, logger: createLogger('silent'), pipelines: () => [noop] });
   const org = await createOrganisation(
     app.database.db,

@@ -195,10 +195,10 @@ export async function run(args: string[]): Promise<void> {
       'trends 1d': () => get(`/reporter/projects/${small}/trends?days=90`),
     });
     const engineSamples = await measure(iterations, {
-      'results 90d': () => readResults(engine, org.id, big, 'latest_per_platform'),
-      'results 1d': () => readResults(engine, org.id, small, 'latest_per_platform'),
-      'trends 90d': () => readTrends(engine, org.id, big, 90),
-      'trends 1d': () => readTrends(engine, org.id, small, 90),
+      'results 90d': () => readResults(engine.services, engine.db, org.id, big, 'latest_per_platform'),
+      'results 1d': () => readResults(engine.services, engine.db, org.id, small, 'latest_per_platform'),
+      'trends 90d': () => readTrends(engine.services, engine.db, org.id, big, 90),
+      'trends 1d': () => readTrends(engine.services, engine.db, org.id, small, 90),
     });
 
     const out: string[][] = [];

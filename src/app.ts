@@ -10,9 +10,6 @@ import { createLogger, type Logger } from './logger.ts';
 import { assertHealthyDatabase, openDatabase, type OpenedDatabase } from './store/db.ts';
 import { migrateToLatest } from './store/migrations/index.ts';
 import { createEngine, type Engine } from './engine/engine.ts';
-import { optimizationPipeline } from './engine/optimize/pipeline.ts';
-import { trackerScanPipeline } from './engine/tracker/pipeline.ts';
-import { contentPipelines } from './engine/content/pipelines.ts';
 import { buildProviders } from './compose.ts';
 import type { Pipeline } from './engine/runner/types.ts';
 import { OPERATIONS } from './tools/registry.ts';
@@ -75,7 +72,6 @@ export async function createApp(options: AppOptions): Promise<App> {
       pollMs: config.AGENT_API_POLL_MS,
       queueMaxDepth: config.AGENT_API_QUEUE_MAX_DEPTH,
       idempotencyTtlMs: config.AGENT_API_IDEMPOTENCY_TTL_HOURS * 3_600_000,
-      failedAuthPerMinute: config.AGENT_API_FAILED_AUTH_PER_MINUTE,
       concurrency: {
         search: config.AGENT_API_SEARCH_CONCURRENCY,
         fetch: config.AGENT_API_FETCH_CONCURRENCY,
@@ -86,9 +82,6 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
 
   const operations = options.operations ?? OPERATIONS;
-  engine.runner.register(optimizationPipeline(engine));
-  engine.runner.register(trackerScanPipeline(engine));
-  for (const pipeline of contentPipelines(engine)) engine.runner.register(pipeline);
   for (const pipeline of options.pipelines?.(engine) ?? []) engine.runner.register(pipeline);
 
   let server: ServerType | undefined;
@@ -132,6 +125,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         engine,
         operations,
         version: VERSION,
+        failedAuthPerMinute: config.AGENT_API_FAILED_AUTH_PER_MINUTE,
         originPolicy: {
           // Computed once the port is known (port 0 binds an ephemeral one), then reused for every request.
           allowedHosts: () => (hostSet ??= computeHosts()),

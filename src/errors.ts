@@ -29,25 +29,39 @@ export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
 }
 
-/** An error meant for the client: code from the catalogue, a trusted message, optional details and headers. */
+/** A rate limiter's decision, as values: transports render them as headers (REST) or leave them out (MCP). */
+export interface RateLimitState {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix epoch seconds when the key is back to its full allowance. */
+  resetAt: number;
+  /** Whole seconds to wait before the next request can pass (0 when allowed). */
+  retryAfter: number;
+}
+
+/** What a transport needs besides the body to answer an error: values, never rendered headers. */
+export interface ErrorHints {
+  /** Whole seconds after which a retry can succeed (HTTP renders `Retry-After`). */
+  retryAfterSeconds?: number;
+  /** The rate-limit decision that refused the call (HTTP renders the `X-RateLimit-*` headers). */
+  rate?: RateLimitState;
+}
+
+/** An error meant for the client: code from the catalogue, a trusted message, optional details and hints. */
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly details: Record<string, unknown> | undefined;
-  readonly headers: Record<string, string>;
+  readonly hints: ErrorHints;
 
-  constructor(
-    code: ErrorCode,
-    message?: string,
-    details?: Record<string, unknown>,
-    headers: Record<string, string> = {},
-  ) {
+  constructor(code: ErrorCode, message?: string, details?: Record<string, unknown>, hints: ErrorHints = {}) {
     super(message ?? ERROR_CATALOGUE[code].message);
     this.name = 'ApiError';
     this.code = code;
     this.status = ERROR_CATALOGUE[code].status;
     this.details = details;
-    this.headers = headers;
+    this.hints = hints;
   }
 
   toBody(): ErrorBody {

@@ -166,13 +166,11 @@ export async function startFakeLlm(options: { latencyMs: number; apiKey?: string
         return;
       }
       if (req.headers.authorization !== `Bearer ${apiKey}`) {
-        res
-          .writeHead(401, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' },
-            }),
-          );
+        res.writeHead(401, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' },
+          }),
+        );
         return;
       }
       account();

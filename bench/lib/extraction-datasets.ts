@@ -1,5 +1,6 @@
 /**
- * Loaders for the extraction datasets in ../shared/datasets: the Zyte article-extraction benchmark layout
+ * Loaders for the extraction datasets, which are data kept outside this repository (in ../shared/datasets beside the
+ * checkout; not part of the project or its documentation): the Zyte article-extraction benchmark layout
  * (`html/<id>.html.gz` + one `ground-truth.json`) and the WCXB layout (`html/<id>.html.gz`, `ground-truth/<id>.json`,
  * `metadata.json`).
  */
@@ -25,7 +26,7 @@ export interface WcxbPage {
   without: string[];
 }
 
-/** Absolute path of ../shared/datasets, beside the repository checkout. */
+/** Absolute path of the external datasets folder (../shared/datasets, beside the repository checkout). */
 export function datasetsRoot(): string {
   return fileURLToPath(new URL('../../../shared/datasets/', import.meta.url));
 }

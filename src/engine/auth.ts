@@ -17,8 +17,7 @@ export interface Principal {
   ratePerMinute: number;
 }
 
-const unauthorized = () =>
-  new ApiError('unauthorized', 'A valid API key is required.', undefined, { 'WWW-Authenticate': 'Bearer' });
+const unauthorized = () => new ApiError('unauthorized', 'A valid API key is required.');
 
 /** The token of an `Authorization: Bearer <token>` header, or null. The query string is never read for keys. */
 export function bearerToken(header: string | null | undefined): string | null {
@@ -45,5 +44,3 @@ export async function authenticate(db: Db, clock: Clock, token: string | null): 
     ratePerMinute: PLAN_LIMITS[row.plan].ratePerMinute,
   };
 }
-
-export { unauthorized as unauthorizedError };

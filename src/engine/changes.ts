@@ -1,11 +1,15 @@
 import { EventEmitter } from 'node:events';
+import type { Clock } from '../clock.ts';
+
+/** How often a waiter re-checks for writes no local event announced (another process's). */
+const RECHECK_MS = 250;
 
 /**
  * Change notifications for long-polling: the runner announces every committed write-back of a resource, and a
  * waiter wakes at once. Writes made by another process are not announced here, so a waiter also re-checks on a short
- * interval.
+ * interval. Deadlines and re-checks run on the injected clock.
  */
-export function createChangeHub() {
+export function createChangeHub(clock: Clock) {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const channel = (kind: string, id: string) => `${kind}:${id}`;
@@ -23,37 +27,40 @@ export function createChangeHub() {
       done: () => Promise<boolean>,
       timeoutMs: number,
       signal?: AbortSignal,
-      recheckMs = 250,
+      recheckMs = RECHECK_MS,
     ): Promise<boolean> {
+      const deadline = clock.now() + timeoutMs;
       if (await done()) return true;
-      if (timeoutMs <= 0) return false;
-      return new Promise<boolean>((resolve) => {
-        let settled = false;
-        let checking = false;
-        const name = channel(kind, id);
-        const finish = (value: boolean) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          clearInterval(poll);
-          emitter.off(name, recheck);
-          signal?.removeEventListener('abort', onAbort);
-          resolve(value);
-        };
-        const recheck = () => {
-          if (checking || settled) return;
-          checking = true;
-          done()
-            .then((ok) => ok && finish(true))
-            .catch(() => undefined)
-            .finally(() => (checking = false));
-        };
-        const onAbort = () => finish(false);
-        const timer = setTimeout(() => finish(false), timeoutMs);
-        const poll = setInterval(recheck, recheckMs);
-        emitter.on(name, recheck);
-        signal?.addEventListener('abort', onAbort, { once: true });
-      });
+      if (timeoutMs <= 0 || signal?.aborted) return false;
+      const stop = new AbortController();
+      const onAbort = () => stop.abort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      // An announcement that arrives while done() runs is remembered, so the next check follows at once.
+      let pending = false;
+      let wake: () => void = () => undefined;
+      const announced = () => {
+        pending = true;
+        wake();
+      };
+      emitter.on(channel(kind, id), announced);
+      try {
+        for (;;) {
+          const remaining = deadline - clock.now();
+          if (remaining <= 0 || stop.signal.aborted) return false;
+          const tick = new AbortController();
+          const onStop = () => tick.abort();
+          stop.signal.addEventListener('abort', onStop, { once: true });
+          wake = () => tick.abort();
+          if (!pending) await clock.after(Math.min(recheckMs, remaining), tick.signal);
+          pending = false;
+          stop.signal.removeEventListener('abort', onStop);
+          if (stop.signal.aborted) return false;
+          if (await done().catch(() => false)) return true;
+        }
+      } finally {
+        emitter.off(channel(kind, id), announced);
+        signal?.removeEventListener('abort', onAbort);
+      }
     },
   };
 }

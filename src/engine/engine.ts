@@ -9,6 +9,7 @@ import { createRunner } from './runner/runner.ts';
 import { createChangeHub } from './changes.ts';
 import type { EngineProviders } from './providers.ts';
 import { createAnalysis } from './analysis/analysis.ts';
+import { PIPELINES } from './pipelines.ts';
 
 export interface EngineSettings {
   runnerConcurrency: number;
@@ -18,7 +19,6 @@ export interface EngineSettings {
   pollMs: number;
   queueMaxDepth: number;
   idempotencyTtlMs: number;
-  failedAuthPerMinute: number;
   concurrency: { search: number; fetch: number; writer: number; answer: number };
 }
 
@@ -39,11 +39,10 @@ export interface EngineDeps {
  */
 export function createEngine(deps: EngineDeps) {
   const { db, clock, logger, settings } = deps;
-  const usage = createUsageService({ db, clock, logger });
+  const usage = createUsageService({ clock, logger });
   const idempotency = createIdempotencyService({ clock, ttlMs: settings.idempotencyTtlMs });
-  const changes = createChangeHub();
+  const changes = createChangeHub(clock);
   const rateLimiter = createRateLimiter(clock);
-  const failedAuthLimiter = createRateLimiter(clock);
   const runner = createRunner({
     db,
     clock,
@@ -63,8 +62,8 @@ export function createEngine(deps: EngineDeps) {
     answer: new PQueue({ concurrency: settings.concurrency.answer }),
   };
   const analysis = createAnalysis();
-  return {
-    db,
+  /** Everything but the root connection: what operation handlers get (engine/README in docs/architecture.md). */
+  const services = {
     dbStats: deps.dbStats,
     clock,
     logger,
@@ -72,13 +71,17 @@ export function createEngine(deps: EngineDeps) {
     usage,
     idempotency,
     rateLimiter,
-    failedAuthLimiter,
     runner,
     limits,
     changes,
     providers: deps.providers,
     analysis,
   };
+  const engine = { db, ...services, services };
+  for (const make of PIPELINES) for (const pipeline of [make(engine)].flat()) runner.register(pipeline);
+  return engine;
 }
 
 export type Engine = ReturnType<typeof createEngine>;
+/** The engine without its root connection: handlers reach the database only through the handle they are given. */
+export type EngineServices = Engine['services'];

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import type { Clock } from '../clock.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, TxDb } from '../store/db.ts';
+import {
+  deleteExpiredIdempotencyRecords,
+  deleteIdempotencyRecord,
+  getIdempotencyRecord,
+  insertIdempotencyRecord,
+} from '../store/repos/idempotency.ts';
 
 /**
  * Idempotency keys: 1-255 printable ASCII characters without spaces. A structured-field string (`"abc-123"`, RFC
@@ -57,17 +63,12 @@ export function createIdempotencyService(deps: { clock: Clock; ttlMs: number }) 
   const { clock, ttlMs } = deps;
   return {
     async execute(
-      trx: Db,
+      trx: TxDb,
       scope: { orgId: string; key: string; operation: string; hash: string },
       work: () => Promise<StoredResult>,
     ): Promise<IdempotentOutcome> {
       const now = clock.now();
-      const row = await trx
-        .selectFrom('idempotency_keys')
-        .selectAll()
-        .where('org_id', '=', scope.orgId)
-        .where('key', '=', scope.key)
-        .executeTakeFirst();
+      const row = await getIdempotencyRecord(trx, scope.orgId, scope.key);
       if (row && row.expires_at > now) {
         if (row.operation !== scope.operation || row.request_hash !== scope.hash) {
           throw new ApiError(
@@ -79,36 +80,24 @@ export function createIdempotencyService(deps: { clock: Clock; ttlMs: number }) 
         }
         return { status: row.status_code, body: JSON.parse(row.response), resourceId: row.resource_id, replayed: true };
       }
-      if (row) {
-        await trx
-          .deleteFrom('idempotency_keys')
-          .where('org_id', '=', scope.orgId)
-          .where('key', '=', scope.key)
-          .execute();
-      }
+      if (row) await deleteIdempotencyRecord(trx, scope.orgId, scope.key);
       const result = await work();
-      await trx
-        .insertInto('idempotency_keys')
-        .values({
-          org_id: scope.orgId,
-          key: scope.key,
-          operation: scope.operation,
-          request_hash: scope.hash,
-          status_code: result.status,
-          response: JSON.stringify(result.body),
-          resource_id: result.resourceId,
-          created_at: now,
-          expires_at: now + ttlMs,
-        })
-        .execute();
+      await insertIdempotencyRecord(trx, {
+        org_id: scope.orgId,
+        key: scope.key,
+        operation: scope.operation,
+        request_hash: scope.hash,
+        status_code: result.status,
+        response: JSON.stringify(result.body),
+        resource_id: result.resourceId,
+        created_at: now,
+        expires_at: now + ttlMs,
+      });
       return { ...result, replayed: false };
     },
 
     /** Deletes expired records; returns how many. */
-    async reap(db: Db): Promise<number> {
-      const r = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', clock.now()).executeTakeFirst();
-      return Number(r.numDeletedRows);
-    },
+    reap: (db: Db): Promise<number> => deleteExpiredIdempotencyRecords(db, clock.now()),
   };
 }
 

@@ -1,15 +1,8 @@
+import type { RateLimitState } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 
-/** What a limiter decided, with everything the rate-limit headers need. */
-export interface RateDecision {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Unix epoch seconds when the key is back to its full allowance. */
-  resetAt: number;
-  /** Whole seconds to wait before the next request can pass (0 when allowed). */
-  retryAfter: number;
-}
+/** What a limiter decided, with everything a transport needs to tell the caller. */
+export type RateDecision = RateLimitState;
 
 const PERIOD_MS = 60_000;
 
@@ -77,14 +70,3 @@ export function createRateLimiter(clock: Clock) {
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
-
-/** The standard headers for a decision (API.md section 1). */
-export function rateLimitHeaders(d: RateDecision): Record<string, string> {
-  const h: Record<string, string> = {
-    'X-RateLimit-Limit': String(d.limit),
-    'X-RateLimit-Remaining': String(Math.max(0, d.remaining)),
-    'X-RateLimit-Reset': String(d.resetAt),
-  };
-  if (!d.allowed) h['Retry-After'] = String(d.retryAfter);
-  return h;
-}

@@ -1,4 +1,4 @@
-/** Every scope a key can carry, and which scopes each one grants (API.md section 2). */
+/** Every scope a key can carry, and which scopes each one grants (docs/api.md §2). */
 export const SCOPES = [
   'copywriter:run',
   'copywriter:read',

@@ -3,12 +3,14 @@ import { iso } from '../clock.ts';
 import type { Db } from '../store/db.ts';
 import { getContentJob } from '../store/repos/content.ts';
 import { getOptimization } from '../store/repos/optimizations.ts';
+import { getTaskRow, insertTaskRow, listTaskRows, markTaskCancelled } from '../store/repos/mcp-tasks.ts';
+import { taskStatusOf, type TaskStatus } from './content/states.ts';
 import { autopilotStarted, jobCreated } from './content/views.ts';
 import { optimizationView } from './optimize/views.ts';
 
 /** The kinds of durable work an MCP task can follow. */
 export type TaskResourceKind = 'optimization' | 'content_job' | 'autopilot';
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+export type { TaskStatus };
 
 export interface TaskState {
   status: TaskStatus;
@@ -20,7 +22,8 @@ export interface TaskState {
 
 /**
  * A task's state read from the resource it follows: queued and running work is `working`, a stepped job waiting for
- * approval is `input_required`, and finished work is `completed` or `failed`. Nothing is stored twice.
+ * approval is `input_required`, and finished work is `completed` or `failed` (the content state table maps each
+ * status). Nothing is stored twice.
  */
 export async function resourceTaskState(
   db: Db,
@@ -41,20 +44,12 @@ export async function resourceTaskState(
   }
   const row = await getContentJob(db, orgId, id, kind === 'content_job' ? 'job' : 'autopilot');
   if (!row) return null;
-  const status: TaskStatus =
-    row.status === 'completed'
-      ? 'completed'
-      : row.status === 'failed'
-        ? 'failed'
-        : row.status === 'brief_ready'
-          ? 'input_required'
-          : 'working';
   const message =
     row.status === 'brief_ready'
       ? 'The brief is ready: approve it with approve_content_brief.'
       : (row.error ?? row.stage);
   return {
-    status,
+    status: taskStatusOf(row.status),
     statusMessage: message,
     updatedAt: iso(row.updated_at),
     body: kind === 'content_job' ? jobCreated(row) : autopilotStarted(row),
@@ -67,44 +62,18 @@ export async function insertTask(
   now: number,
 ): Promise<string> {
   const taskId = `task_${randomUUID()}`;
-  await db
-    .insertInto('mcp_tasks')
-    .values({
-      task_id: taskId,
-      org_id: t.orgId,
-      tool: t.tool,
-      resource_kind: t.kind,
-      resource_id: t.resourceId,
-      cancelled_at: null,
-      ttl_ms: t.ttlMs,
-      poll_ms: t.pollMs,
-      created_at: now,
-    })
-    .execute();
+  await insertTaskRow(db, {
+    task_id: taskId,
+    org_id: t.orgId,
+    tool: t.tool,
+    resource_kind: t.kind,
+    resource_id: t.resourceId,
+    cancelled_at: null,
+    ttl_ms: t.ttlMs,
+    poll_ms: t.pollMs,
+    created_at: now,
+  });
   return taskId;
 }
 
-export async function getTaskRow(db: Db, orgId: string, taskId: string) {
-  return db
-    .selectFrom('mcp_tasks')
-    .selectAll()
-    .where('task_id', '=', taskId)
-    .where('org_id', '=', orgId)
-    .executeTakeFirst();
-}
-
-export async function listTaskRows(db: Db, orgId: string, after: number | null, limit: number) {
-  let q = db.selectFrom('mcp_tasks').selectAll().where('org_id', '=', orgId);
-  if (after !== null) q = q.where('created_at', '<', after);
-  return q.orderBy('created_at', 'desc').orderBy('task_id', 'desc').limit(limit).execute();
-}
-
-export async function cancelTask(db: Db, orgId: string, taskId: string, now: number): Promise<void> {
-  await db
-    .updateTable('mcp_tasks')
-    .set({ cancelled_at: now })
-    .where('task_id', '=', taskId)
-    .where('org_id', '=', orgId)
-    .where('cancelled_at', 'is', null)
-    .execute();
-}
+export { getTaskRow, listTaskRows, markTaskCancelled as cancelTask };

@@ -1,8 +1,7 @@
-import { sql } from 'kysely';
 import { ApiError } from '../errors.ts';
 import { iso, type Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import type { Db } from '../store/db.ts';
+import { withSavepoint, type Db, type TxDb } from '../store/db.ts';
 import type { Plan } from '../store/schema.ts';
 import {
   insertReservation,
@@ -62,7 +61,7 @@ export function impactLevel(plan: Plan, units: number): UsageImpact['level'] {
  * they can be recomputed and audited; an entry counts in a window when it was accepted within the last 24 h / 7 d
  * (the boundary itself excluded).
  */
-export function createUsageService(deps: { db: Db; clock: Clock; logger: Logger }) {
+export function createUsageService(deps: { clock: Clock; logger: Logger }) {
   const { clock, logger } = deps;
 
   /** The time at which enough of the window's live units age out to fit `needed` more; null if never blocked. */
@@ -134,7 +133,7 @@ export function createUsageService(deps: { db: Db; clock: Clock; logger: Logger 
 
     /** Reserves `units` for a resource inside the caller's transaction, or throws 429 `usage_limit_reached`. */
     async reserve(
-      trx: Db,
+      trx: TxDb,
       input: {
         orgId: string;
         plan: Plan;
@@ -157,7 +156,7 @@ export function createUsageService(deps: { db: Db; clock: Clock; logger: Logger 
             requested: input.units,
             recovers_at: over.recovers === null ? null : iso(over.recovers),
           },
-          over.recovers === null ? {} : { 'Retry-After': String(Math.max(1, Math.ceil((over.recovers - now) / 1000))) },
+          over.recovers === null ? {} : { retryAfterSeconds: Math.max(1, Math.ceil((over.recovers - now) / 1000)) },
         );
       }
       await insertReservation(trx, input, now);
@@ -175,16 +174,14 @@ export function createUsageService(deps: { db: Db; clock: Clock; logger: Logger 
      * the caller's result still commits, and the reservation stays `reserved` for the reconciler to charge
      * (`reconciliation_pending`). Answers whether the charge happened now.
      */
-    async chargeOrDefer(trx: Db, resourceKind: string, resourceId: string): Promise<'charged' | 'noop' | 'deferred'> {
-      await sql`savepoint usage_charge`.execute(trx);
+    async chargeOrDefer(trx: TxDb, resourceKind: string, resourceId: string): Promise<'charged' | 'noop' | 'deferred'> {
       try {
-        const moved = await settleReservation(trx, resourceKind, resourceId, 'charged', clock.now());
-        await sql`release savepoint usage_charge`.execute(trx);
+        const moved = await withSavepoint(trx, 'usage_charge', () =>
+          settleReservation(trx, resourceKind, resourceId, 'charged', clock.now()),
+        );
         if (!moved) logger.info({ resourceKind, resourceId }, 'usage charge skipped: reservation is not reserved');
         return moved ? 'charged' : 'noop';
       } catch (err) {
-        await sql`rollback to savepoint usage_charge`.execute(trx);
-        await sql`release savepoint usage_charge`.execute(trx);
         logger.error({ err, resourceKind, resourceId }, 'usage charge failed; the reconciler will retry it');
         return 'deferred';
       }

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../clock.ts';
+import { systemClock, type TimeSource } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { createAnthropicSearchEngine } from './answer/anthropic-search.ts';
@@ -38,7 +38,7 @@ type ConfigKeys =
   | 'PERPLEXITY_BASE_URL'
   | 'PROVIDER_TIMEOUT_MS';
 
-/** Settings not (yet) in Config; each has the default shown. */
+/** Model settings an embedding caller may leave out; each has the default shown. */
 export interface ProviderExtraSettings {
   /** Model behind the `chatgpt` answer engine and research; default gpt-4o-search-preview. */
   OPENAI_SEARCH_MODEL?: string;
@@ -56,7 +56,7 @@ export const DEFAULT_PERPLEXITY_MODEL = 'sonar';
 export interface ProviderRegistryDeps {
   /** Serves `organic` when SERP_PROVIDER=archive. */
   archiveSearch: SearchProvider;
-  clock?: Clock;
+  clock?: TimeSource;
   /** HTTP tuning for every adapter (tests inject sleep and dispatcher; production keeps the defaults). */
   http?: Omit<JsonClientOptions, 'provider' | 'baseUrl' | 'headers' | 'timeoutMs'>;
 }

@@ -99,12 +99,19 @@ export class ProviderError extends Error {
   readonly provider: string;
   readonly retryable: boolean;
   readonly status: number | undefined;
-  constructor(provider: string, message: string, options: { retryable: boolean; status?: number; cause?: unknown }) {
+  /** How long the provider asked to be left alone (its Retry-After), when it said. */
+  readonly retryAfterMs: number | undefined;
+  constructor(
+    provider: string,
+    message: string,
+    options: { retryable: boolean; status?: number; retryAfterMs?: number; cause?: unknown },
+  ) {
     super(message, { cause: options.cause });
     this.name = 'ProviderError';
     this.provider = provider;
     this.retryable = options.retryable;
     this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 

@@ -1,12 +1,21 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import type Database from 'better-sqlite3';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from './schema.ts';
+import { assertHealthyDatabase, openSqlite, readPragmas, sqliteSql, type PragmaReport } from './dialect/sqlite.ts';
 
 export type Db = Kysely<DB>;
 
-/** Counts of statements executed, so tests can prove a path never touched the database (RELIABILITY A.2). */
+declare const txBrand: unique symbol;
+/**
+ * A database handle inside a write transaction (`immediate`). Functions that must run inside one take a TxDb, so a
+ * write cannot be made on the root connection by mistake, and a handler given only a TxDb cannot query the root
+ * connection (which would wait for its own transaction: a deadlock).
+ */
+export type TxDb = Db & { readonly [txBrand]: true };
+/** A handle for reads: the root connection, or a transaction. */
+export type ReadDb = Db;
+
+/** Counts of statements executed, so tests can prove a path never touched the database (docs/reliability.md A.2). */
 export interface DbStats {
   statements: number;
 }
@@ -24,94 +33,35 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
 }
 
-/**
- * Kysely prepares every statement it runs; better-sqlite3 statements are reusable, so cache them by SQL text.
- * The SQL text set is small and fixed (it comes from code, values are parameters), so the cache stays bounded.
- */
-function cachingDatabase(raw: Database.Database, stats: DbStats): SqliteDatabase {
-  const cache = new Map<string, SqliteStatement>();
-  return {
-    close: () => raw.close(),
-    prepare(text: string): SqliteStatement {
-      let stmt = cache.get(text);
-      if (!stmt) {
-        const prepared = raw.prepare(text);
-        stmt = {
-          reader: prepared.reader,
-          all: (p) => (stats.statements++, prepared.all(p as unknown[])),
-          run: (p) => (stats.statements++, prepared.run(p as unknown[])),
-          iterate: (p) => (stats.statements++, prepared.iterate(p as unknown[])),
-        };
-        if (cache.size < 2_000) cache.set(text, stmt);
-      }
-      return stmt;
-    },
-  };
-}
-
-/**
- * Opens the SQLite file with the settings the engine relies on: WAL, synchronous=FULL (the usage ledger and keys
- * must survive a power cut), foreign keys on, and a busy timeout so concurrent writers queue instead of failing.
- */
+/** Opens the embedded SQLite database (store/dialect/sqlite.ts has its settings). */
 export function openDatabase(file: string, options: OpenOptions = {}): OpenedDatabase {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const raw = new Database(file);
-  raw.pragma('journal_mode = WAL');
-  raw.pragma('synchronous = FULL');
-  raw.pragma('foreign_keys = ON');
-  raw.pragma(`busy_timeout = ${Math.max(1, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
   const stats: DbStats = { statements: 0 };
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingDatabase(raw, stats) }) });
+  const { db, raw } = openSqlite(file, stats, options);
   return { db, stats, raw, close: () => db.destroy() };
 }
 
-export interface PragmaReport {
-  journal_mode: string;
-  synchronous: number;
-  foreign_keys: number;
-  busy_timeout: number;
-  integrity_check: string;
-}
+export { assertHealthyDatabase, readPragmas, type PragmaReport };
 
-/** The settings and integrity the server checks at start (RELIABILITY G.73). */
-export function readPragmas(raw: Database.Database): PragmaReport {
-  return {
-    journal_mode: String(raw.pragma('journal_mode', { simple: true })),
-    synchronous: Number(raw.pragma('synchronous', { simple: true })),
-    foreign_keys: Number(raw.pragma('foreign_keys', { simple: true })),
-    busy_timeout: Number(raw.pragma('busy_timeout', { simple: true })),
-    integrity_check: String(raw.pragma('integrity_check', { simple: true })),
-  };
-}
-
-/** Throws unless the database runs with the settings above and passes its integrity check. */
-export function assertHealthyDatabase(raw: Database.Database): PragmaReport {
-  const p = readPragmas(raw);
-  const problems: string[] = [];
-  if (p.journal_mode !== 'wal') problems.push(`journal_mode is ${p.journal_mode}, expected wal`);
-  if (p.synchronous !== 2) problems.push(`synchronous is ${p.synchronous}, expected 2 (FULL)`);
-  if (p.foreign_keys !== 1) problems.push('foreign_keys is off');
-  if (!(p.busy_timeout > 0)) problems.push('busy_timeout is 0');
-  if (p.integrity_check !== 'ok') problems.push(`integrity_check: ${p.integrity_check}`);
-  if (problems.length) throw new Error(`database is not healthy: ${problems.join('; ')}`);
-  return p;
+/** The dialect's own SQL fragments for a handle (SQLite today; the store keeps dialect spellings in one place). */
+export function dialectSql(_db: Db) {
+  return sqliteSql;
 }
 
 /** Connection-bound Kysely instances that are inside `immediate`, so nested calls join the open transaction. */
 const inImmediate = new WeakSet<Db>();
 
 /**
- * Runs `work` in one `BEGIN IMMEDIATE` transaction on the single connection: the write lock is taken up front, so
- * two processes never deadlock upgrading a read lock, and busy_timeout queues them. `work` must not wait on the
- * network: the connection (and every other query of this process) waits with it.
+ * Runs `work` in one write transaction that holds the write lock from its start, so two processes never deadlock
+ * upgrading a read lock, and the busy timeout queues them. `work` must not wait on the network: the connection (and
+ * every other query of this process) waits with it.
  */
-export async function immediate<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-  if (db.isTransaction || inImmediate.has(db)) return work(db);
+export async function immediate<T>(db: Db, work: (trx: TxDb) => Promise<T>): Promise<T> {
+  if (db.isTransaction || inImmediate.has(db)) return work(db as TxDb);
   return db.connection().execute(async (conn) => {
     inImmediate.add(conn);
-    await sql`begin immediate`.execute(conn);
+    await dialectSql(conn).beginWrite().execute(conn);
     try {
-      const result = await work(conn);
+      const result = await work(conn as TxDb);
       await sql`commit`.execute(conn);
       return result;
     } catch (err) {
@@ -120,3 +70,23 @@ export async function immediate<T>(db: Db, work: (trx: Db) => Promise<T>): Promi
     }
   });
 }
+
+/**
+ * Runs `work` behind a savepoint of the open transaction: when it throws, only its writes are rolled back and the
+ * transaction goes on; the error is rethrown.
+ */
+export async function withSavepoint<T>(trx: TxDb, name: string, work: () => Promise<T>): Promise<T> {
+  const point = sql.id(name);
+  await sql`savepoint ${point}`.execute(trx);
+  try {
+    const result = await work();
+    await sql`release savepoint ${point}`.execute(trx);
+    return result;
+  } catch (err) {
+    await sql`rollback to savepoint ${point}`.execute(trx);
+    await sql`release savepoint ${point}`.execute(trx);
+    throw err;
+  }
+}
+
+export type { RawBuilder };

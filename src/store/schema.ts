@@ -2,6 +2,9 @@
  * Kysely table types. Timestamps are integer milliseconds since the epoch (UTC); the API renders them as ISO 8601.
  * JSON columns are TEXT holding JSON.
  */
+import type { ContentStage, ContentStatus } from '../engine/content/states.ts';
+
+export type { ContentStage, ContentStatus };
 
 export type Plan = 'starter' | 'pro' | 'agency';
 export type SubscriptionStatus = 'active' | 'inactive';
@@ -102,6 +105,8 @@ export interface RunsTable {
 }
 
 export type OptimizationStatus = 'queued' | 'running' | 'complete' | 'failed';
+/** The pipeline step an optimization is in while running. */
+export type OptimizationStage = 'searching' | 'fetching' | 'scoring';
 
 export interface OptimizationsTable {
   /** `opt_` + 26 ULID characters. */
@@ -112,8 +117,8 @@ export interface OptimizationsTable {
   keyword: string;
   language: string;
   status: OptimizationStatus;
-  /** The pipeline step in progress: searching, fetching, scoring. */
-  stage: string | null;
+  /** The pipeline step in progress. */
+  stage: OptimizationStage | null;
   error: string | null;
   score: number | null;
   source_word_count: number | null;
@@ -187,8 +192,9 @@ export interface ContentJobsTable {
   creation_source: 'agent_api' | 'web_app';
   /** `auto` or `stepped` for agent_api jobs; null for web-app projects and Autopilot. */
   mode: 'auto' | 'stepped' | null;
-  status: string;
-  stage: string;
+  /** The content state table (engine/content/states.ts) lists every status and stage. */
+  status: ContentStatus;
+  stage: ContentStage;
   topic: string;
   content_type: string | null;
   /** JSON of the validated request, defaults applied. */

@@ -3,14 +3,15 @@ import type { ErrorCode } from '../errors.ts';
 import type { Principal } from '../engine/auth.ts';
 import type { Scope } from '../engine/scopes.ts';
 import type { StoredResult } from '../engine/idempotency.ts';
-import type { Engine } from '../engine/engine.ts';
-import type { Db } from '../store/db.ts';
+import type { EngineServices } from '../engine/engine.ts';
+import type { ReadDb, TxDb } from '../store/db.ts';
 
 /** Which family an operation belongs to: it decides the validation error code and the subscription answer. */
 export type Family = 'copywriter' | 'autopilot' | 'optimize' | 'usage' | 'clients' | 'tracker' | 'prospector';
 
-export interface ToolAnnotations {
-  readOnlyHint: boolean;
+export interface ToolAnnotations<R extends boolean = boolean> {
+  /** True for operations that only read: their handler gets the root connection and no transaction. */
+  readOnlyHint: R;
   destructiveHint: boolean;
   idempotentHint: boolean;
   openWorldHint: boolean;
@@ -19,23 +20,42 @@ export interface ToolAnnotations {
 /** Reports progress to a caller that asked for it (MCP progress notifications); absent otherwise. */
 export type ProgressReporter = (progress: number, total: number | undefined, message: string) => Promise<void>;
 
-export interface OperationContext {
+/** What every step of an operation sees: the caller, the engine's services (never its root connection), the call. */
+export interface CallContext {
   principal: Principal;
-  engine: Engine;
-  /** The database; inside the operation's transaction when the operation writes. */
-  db: Db;
+  engine: EngineServices;
   requestId: string;
   idempotencyKey: string | null;
   signal: AbortSignal;
   progress: ProgressReporter | null;
+}
+
+/** A reading handler's context, and what replays and follows get after a write committed: the root connection. */
+export interface ReadContext extends CallContext {
+  db: ReadDb;
+}
+
+/**
+ * A writing handler's context: its only database is the operation's transaction, so it cannot query the root
+ * connection (which would wait for the transaction it is inside: a deadlock).
+ */
+export interface WriteContext extends CallContext {
+  db: TxDb;
   /** Runs after the operation's transaction committed (e.g. wake the runner). */
   afterCommit(fn: () => void): void;
 }
 
+/** The context of a handler: a write context unless the operation is read-only. */
+export type HandlerContext<R extends boolean> = R extends true ? ReadContext : WriteContext;
+
 /** A handler answers its body, or a status and body when the status differs from the route's default. */
 export type HandlerResult<O> = O | { status: number; body: O; resourceId?: string | null };
 
-export interface OperationDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
+export interface OperationDef<
+  I extends z.ZodObject = z.ZodObject,
+  O extends z.ZodType = z.ZodType,
+  R extends boolean = boolean,
+> {
   /** The MCP tool name (snake_case, verb first). */
   name: string;
   title: string;
@@ -51,17 +71,17 @@ export interface OperationDef<I extends z.ZodObject = z.ZodObject, O extends z.Z
   output: O;
   /** The errors this operation can answer besides the ones every authenticated call can (documented in OpenAPI). */
   errors: readonly ErrorCode[];
-  annotations: ToolAnnotations;
+  annotations: ToolAnnotations<R>;
   /**
    * Checks beyond the schema that need the engine (e.g. the SSRF URL check): field errors answer 400 before any
    * transaction, reservation or run exists.
    */
-  validate?(ctx: OperationContext, input: z.output<I>): { path: string; message: string }[];
-  handler(ctx: OperationContext, input: z.output<I>): Promise<HandlerResult<z.input<O>>>;
+  validate?(ctx: CallContext, input: z.output<I>): { path: string; message: string }[];
+  handler(ctx: HandlerContext<R>, input: z.output<I>): Promise<HandlerResult<z.input<O>>>;
   /** When the caller asked for progress (MCP progress token): follow the work after commit, answer the body then. */
-  follow?(ctx: OperationContext, body: z.input<O>): Promise<z.input<O>>;
+  follow?(ctx: ReadContext, body: z.input<O>): Promise<z.input<O>>;
   /** On an idempotent replay, the body to answer (e.g. the resource's current state); default: the stored body. */
-  replay?(ctx: OperationContext, stored: StoredResult): Promise<z.input<O>>;
+  replay?(ctx: ReadContext, stored: StoredResult): Promise<z.input<O>>;
   /**
    * MCP task support for long work: a task-augmented call creates the resource as usual and answers a task that
    * follows it (the resource's durable run is the task's work).
@@ -70,15 +90,15 @@ export interface OperationDef<I extends z.ZodObject = z.ZodObject, O extends z.Z
 }
 
 /** Declares an operation; the identity function gives type inference between schemas and handler. */
-export function defineOperation<I extends z.ZodObject, O extends z.ZodType>(
-  def: OperationDef<I, O>,
-): OperationDef<I, O> {
+export function defineOperation<I extends z.ZodObject, O extends z.ZodType, R extends boolean>(
+  def: OperationDef<I, O, R>,
+): OperationDef<I, O, R> {
   return def;
 }
 
 /** Any operation, for the registry and the adapters. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyOperation = OperationDef<any, any>;
+export type AnyOperation = OperationDef<any, any, any>;
 
 export function isHandlerEnvelope(v: unknown): v is { status: number; body: unknown; resourceId?: string | null } {
   return (

@@ -1,15 +1,17 @@
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Principal } from '../engine/auth.ts';
-import type { Engine } from '../engine/engine.ts';
+import type { Engine, EngineServices } from '../engine/engine.ts';
 import { parseIdempotencyKey, requestHash } from '../engine/idempotency.ts';
-import { rateLimitHeaders, type RateDecision } from '../engine/rate-limit.ts';
+import type { RateDecision } from '../engine/rate-limit.ts';
 import { immediate } from '../store/db.ts';
 import {
   isHandlerEnvelope,
   type AnyOperation,
   type Family,
-  type OperationContext,
+  type CallContext,
+  type ReadContext,
+  type WriteContext,
   type ProgressReporter,
 } from './define.ts';
 
@@ -27,10 +29,11 @@ export interface Invocation {
 export interface InvocationResult {
   status: number;
   body: unknown;
-  headers: Record<string, string>;
+  /** True when an idempotency key replayed the first result (REST says `Idempotent-Replayed: true`). */
+  replayed: boolean;
 }
 
-/** The code a family answers for bad input (optimize keeps the spec's `validation_error`). */
+/** The code a family answers for bad input (optimize keeps `validation_error`, docs/api.md §1.3). */
 export function validationCode(family: Family): 'validation_error' | 'invalid_input' {
   return family === 'optimize' ? 'validation_error' : 'invalid_input';
 }
@@ -53,15 +56,15 @@ export function invalidInput(family: Family, fields: { path: string; message: st
   return new ApiError(validationCode(family), `Invalid input: ${names.join(', ')}.`, { fields });
 }
 
-/** Consumes one request from the key's allowance or throws 429 with the headers a client needs. */
-export function takeRateLimit(engine: Engine, principal: Principal): RateDecision {
+/** Consumes one request from the key's allowance or throws 429 carrying the decision a transport renders. */
+export function takeRateLimit(engine: EngineServices, principal: Principal): RateDecision {
   const d = engine.rateLimiter.take(principal.keyId, principal.ratePerMinute);
   if (!d.allowed) {
     throw new ApiError(
       'rate_limit_exceeded',
       `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.retryAfter} s.`,
       { limit: d.limit, retry_after_seconds: d.retryAfter, reset_at: d.resetAt },
-      rateLimitHeaders(d),
+      { rate: d },
     );
   }
   return d;
@@ -96,19 +99,18 @@ export async function invokeOperation(engine: Engine, op: AnyOperation, call: In
   if (!parsed.success) throw invalidInput(op.family, fieldErrors(parsed.error));
   const input = parsed.data as Record<string, unknown>;
 
-  const afterCommit: Array<() => void> = [];
-  const ctx: OperationContext = {
+  const base: CallContext = {
     principal,
-    engine,
-    db: engine.db,
+    engine: engine.services,
     requestId: call.requestId,
     idempotencyKey: key,
     signal: call.signal ?? new AbortController().signal,
     progress: call.progress ?? null,
-    afterCommit: (fn) => afterCommit.push(fn),
   };
-  const extra = op.validate?.(ctx, input) ?? [];
+  const extra = op.validate?.(base, input) ?? [];
   if (extra.length) throw invalidInput(op.family, extra);
+  /** Reads, replays and follows use the root connection; writing handlers only ever see their transaction. */
+  const readCtx: ReadContext = { ...base, db: engine.db };
   const defaultStatus = op.http.status;
   const unwrap = (r: unknown) =>
     isHandlerEnvelope(r)
@@ -116,12 +118,13 @@ export async function invokeOperation(engine: Engine, op: AnyOperation, call: In
       : { status: defaultStatus, body: r, resourceId: null };
 
   if (op.annotations.readOnlyHint) {
-    const r = unwrap(await op.handler(ctx, input));
-    return { status: r.status, body: r.body, headers: {} };
+    const r = unwrap(await op.handler(readCtx, input));
+    return { status: r.status, body: r.body, replayed: false };
   }
 
+  const afterCommit: Array<() => void> = [];
   const outcome = await immediate(engine.db, async (trx) => {
-    const txCtx = { ...ctx, db: trx };
+    const txCtx: WriteContext = { ...base, db: trx, afterCommit: (fn) => afterCommit.push(fn) };
     if (key === null) return { ...unwrap(await op.handler(txCtx, input)), replayed: false };
     return engine.idempotency.execute(
       trx,
@@ -130,8 +133,8 @@ export async function invokeOperation(engine: Engine, op: AnyOperation, call: In
     );
   });
   for (const fn of afterCommit) fn();
-  let body = outcome.replayed && op.replay ? await op.replay(ctx, outcome) : outcome.body;
-  if (op.follow && ctx.progress) body = await op.follow(ctx, body);
-  if (!outcome.replayed) return { status: outcome.status, body, headers: {} };
-  return { status: op.http.replayStatus ?? outcome.status, body, headers: { 'Idempotent-Replayed': 'true' } };
+  let body = outcome.replayed && op.replay ? await op.replay(readCtx, outcome) : outcome.body;
+  if (op.follow && base.progress) body = await op.follow(readCtx, body);
+  if (!outcome.replayed) return { status: outcome.status, body, replayed: false };
+  return { status: op.http.replayStatus ?? outcome.status, body, replayed: true };
 }

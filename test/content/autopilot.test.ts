@@ -24,7 +24,7 @@ import {
 } from './helpers/harness.ts';
 
 /**
- * Autopilot on the sample archive with the extractive writer: the start record, the stages of spec section 3 in
+ * Autopilot on the sample archive with the extractive writer: the start record, the stages of docs/api.md §3.2 in
  * order, optimization passes (at least one where the first draft scores under the target), fact checking whose
  * citations quote their sources verbatim, the review, and charged/released telling the truth, also for a run that
  * fails.

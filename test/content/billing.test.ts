@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
 import { CONTENT_KINDS } from '../../src/store/repos/content.ts';
+import { immediate } from '../../src/store/db.ts';
 import {
   call,
   createdJob,
@@ -18,7 +19,7 @@ import {
 } from './helpers/harness.ts';
 
 /**
- * RELIABILITY C.27-C.34 through real content jobs and Autopilot runs: reservations in the accepting transaction,
+ * docs/reliability.md C.27-C.34 through real content jobs and Autopilot runs: reservations in the accepting transaction,
  * released once on failure, charged once on success, never overshooting either window (the boundary of each
  * window exact on the fake clock), and left-behind reservations settled once by the reconciler. Jobs that succeed
  * cheaply supply a draft on a topic nothing matches (no research, no writing); jobs that fail have no draft.
@@ -100,7 +101,9 @@ describe('C. usage reservations through content jobs', () => {
     expect(await ledgerOf(t, job.job_id)).toEqual([{ state: 'charged', units: 10 }]);
     expect((await usage(s.key))['24h']).toMatchObject({ used: 10, reserved: 0 });
     expect(await t.engine.usage.charge(t.db, CONTENT_KINDS.job, job.job_id)).toBe(false);
-    expect(await t.engine.usage.chargeOrDefer(t.db, CONTENT_KINDS.job, job.job_id)).toBe('noop');
+    expect(await immediate(t.db, (trx) => t.engine.usage.chargeOrDefer(trx, CONTENT_KINDS.job, job.job_id))).toBe(
+      'noop',
+    );
     expect(t.logs!.text()).toContain('usage charge skipped');
     expect((await usage(s.key))['24h']).toMatchObject({ used: 10, reserved: 0 });
   });

@@ -11,7 +11,7 @@ import { PLUMBING, type JobDetail } from './helpers/harness.ts';
 import { llmEnv, startHoldingProxy, startModel, type HoldingProxy } from './helpers/llm.ts';
 
 /**
- * RELIABILITY B.23, B.24 and G.74-G.76, G.79 through both create operations with real `agent-api serve` processes on
+ * docs/reliability.md B.23, B.24 and G.74-G.76, G.79 through both create operations with real `agent-api serve` processes on
  * one SQLite file, the LLM writer pointed (through a holding proxy) at the OpenAI fake, which dedupes by
  * Idempotency-Key. Server A is killed (-9) with two runs whose provider call was held before it reached the
  * provider (B.23) and two whose provider answer was held after the provider ran (B.24 / G.75); servers B and C,

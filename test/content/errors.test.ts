@@ -26,8 +26,8 @@ import {
 } from './helpers/harness.ts';
 
 /**
- * Every error code of create_content_job, create_content_autopilot and the content reads (spec 4.1-4.6, 7, 8; API.md
- * 1-2), over REST and MCP with the same body, and what each failure leaves behind: nothing. The runner is held, so
+ * Every error code of create_content_job, create_content_autopilot and the content reads (docs/api.md §1-§3.2),
+ * over REST and MCP with the same body, and what each failure leaves behind: nothing. The runner is held, so
  * accepted work stays queued and costs nothing.
  */
 

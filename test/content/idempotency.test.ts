@@ -22,7 +22,7 @@ import {
 } from './helpers/harness.ts';
 
 /**
- * RELIABILITY B.11-B.22 through both create operations, POST /copywriter/jobs (201, 200 on replay) and POST
+ * docs/reliability.md B.11-B.22 through both create operations, POST /copywriter/jobs (201, 200 on replay) and POST
  * /copywriter/autopilot (202 both times), over REST and MCP. Each case researches its own topic, one no archived
  * page matches (the run fails at once, cheaply), so the searches counted for that topic are the provider calls the
  * case caused. (B.16, a required key, does not apply: both keys are optional.)

@@ -142,8 +142,9 @@ describe('Autopilot written by the model', () => {
 describe('a provider that answers 500 every time', () => {
   it('G.78 the job fails after the maximum attempts (2 here), every retry with the same idempotency key; usage released', async () => {
     fake.reset();
-    // The adapter tries 4 times per attempt (Retry-After: 0, so no waiting); the runner gives the step 2 attempts.
-    fake.failNext(500, 8, { retryAfter: '0' });
+    // One retry layer: the adapter makes one request per attempt and the runner gives the step 2 attempts. A third
+    // request would succeed, so a third attempt would show as a completed job.
+    fake.failNext(500, 3, { retryAfter: '0' });
     const job = await createdJob(t, a.key, {
       topic: PLUMBING,
       client_id: a.clientId,
@@ -165,12 +166,13 @@ describe('a provider that answers 500 every time', () => {
       .where('resource_id', '=', job.job_id)
       .executeTakeFirstOrThrow();
     expect(run).toMatchObject({ state: 'failed', attempts: 2 });
-    expect(fake.requests).toHaveLength(8);
+    expect(fake.requests).toHaveLength(2);
     expect(new Set(fake.requests.map((r) => r.headers['idempotency-key']))).toEqual(new Set([`${run.id}:brief:brief`]));
     // Nothing retries a failed run.
     t.clock.advance(3_600_000);
     await settle(t, job.job_id);
-    expect(fake.requests).toHaveLength(8);
+    expect(fake.requests).toHaveLength(2);
+    fake.reset();
   });
 });
 

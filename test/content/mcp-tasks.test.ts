@@ -284,9 +284,25 @@ describe('progress notifications and long-polls', () => {
 
   it('wait_seconds times out with the unchanged job; a resting job answers at once; 31 is refused (REST and MCP)', async () => {
     const job = await createdJob(t, a.key, { topic: NO_MATCH, client_id: a.clientId, page_contract: 'article' });
-    const started = Date.now();
-    const same = await tool(t, a.key, 'get_content_job', { job_id: job.job_id, wait_seconds: 1 });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    // The wait runs on the app's clock: it does not answer until that clock has moved past wait_seconds.
+    const waiting = new Promise<void>((resolve) => {
+      const real = t.engine.changes.waitFor;
+      t.engine.changes.waitFor = (...args) => {
+        t.engine.changes.waitFor = real;
+        resolve();
+        return real(...args);
+      };
+    });
+    let answered = false;
+    const call = tool(t, a.key, 'get_content_job', { job_id: job.job_id, wait_seconds: 1 }).finally(
+      () => (answered = true),
+    );
+    await waiting;
+    t.clock.advance(999);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toBe(false);
+    t.clock.advance(1);
+    const same = await call;
     expect(structured<JobCreated>(same)).toMatchObject({ status: 'queued' });
     await settle(t, job.job_id);
     const quick = Date.now();

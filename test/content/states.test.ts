@@ -30,7 +30,7 @@ import {
 } from './helpers/harness.ts';
 
 /**
- * The content job state table of spec section 3, row by row, over REST and MCP: creation (201, replay 200), the auto
+ * The content job states of docs/api.md §3.1, row by row, over REST and MCP: creation (201, replay 200), the auto
  * pipeline queued → researching → generating_draft → completed, the stepped pipeline pausing at brief_ready with the
  * partial artifacts, approval (and 409 invalid_state everywhere else), and failure (failed, error, usage released).
  * The history of every status/stage write comes from a temp trigger on the app's connection, so no move is missed
@@ -54,7 +54,7 @@ describe('create: POST /copywriter/jobs and create_content_job', () => {
   let first: JobCreated;
   const key = idem('create');
 
-  it('201 with the job record of spec section 2, queued; the detail carries the request with its defaults', async () => {
+  it('201 with the job record of docs/api.md §3.1, queued; the detail carries the request with its defaults', async () => {
     const r = await postJob(
       t,
       a.key,

@@ -9,7 +9,7 @@ import { spawnServer, type SpawnedServer } from '../helpers/spawn.ts';
 import { tempDir } from '../helpers/temp.ts';
 
 /**
- * RELIABILITY B.23 and B.24 with real processes: the widget server is killed with SIGKILL at a chosen point, a new
+ * docs/reliability.md B.23 and B.24 with real processes: the widget server is killed with SIGKILL at a chosen point, a new
  * process is started on the same SQLite file, and the client retries with the same Idempotency-Key. The billable
  * provider on loopback counts calls and distinct executions per derived key (`<runId>:call`).
  */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimiter, rateLimitHeaders, type RateDecision } from '../../src/engine/rate-limit.ts';
+import { createRateLimiter, type RateDecision } from '../../src/engine/rate-limit.ts';
+import { rateLimitHeaders } from '../../src/transport/http/headers.ts';
 import { createFakeClock } from '../helpers/clock.ts';
 
 // A minute boundary, so "00:59.9" and "01:00.1" read naturally.

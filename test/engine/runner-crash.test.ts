@@ -16,7 +16,7 @@ import { tempDir } from '../helpers/temp.ts';
 import { widgetOperations, widgetPipeline } from '../helpers/widget.ts';
 
 /**
- * Crash and restart of real server processes (RELIABILITY G.74-G.76, G.79): `kill -9` and SIGTERM of
+ * Crash and restart of real server processes (docs/reliability.md G.74-G.76, G.79): `kill -9` and SIGTERM of
  * test/helpers/widget-server.ts processes sharing one SQLite file, against a loopback provider that bills by
  * Idempotency-Key. Waiting here is for another process to reach a state, polled; nothing sleeps for timing.
  */

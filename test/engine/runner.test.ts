@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { openDatabase, type Db, type OpenedDatabase } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
@@ -14,12 +14,14 @@ import {
 } from '../../src/store/repos/runs.ts';
 import { createRunner, type RunnerOptions } from '../../src/engine/runner/runner.ts';
 import {
+  definePipeline,
   PermanentError,
   RetryableError,
-  type HookContext,
+  type Checkpoint,
   type Pipeline,
-  type Step,
   type StepContext,
+  type StepOf,
+  type StepOutputs,
 } from '../../src/engine/runner/types.ts';
 import { ProviderError } from '../../src/providers/types.ts';
 import { OPERATIONS } from '../../src/tools/registry.ts';
@@ -85,28 +87,40 @@ async function enqueue(
   kind: string,
   state: 'pending' | 'waiting' = 'pending',
   maxAttempts = 3,
+  input?: unknown,
 ): Promise<RunRow> {
-  return insertRun(h.db, { kind, resourceId: randomUUID(), orgId: h.orgId, maxAttempts, state }, h.clock.now());
+  return insertRun(h.db, { kind, resourceId: randomUUID(), orgId: h.orgId, maxAttempts, state, input }, h.clock.now());
 }
 
 async function row(db: Db, id: string): Promise<RunRow> {
   return db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
-/** A pipeline whose hooks record what happened. */
-function recording(kind: string, steps: Step[], extra: Partial<Pipeline> = {}) {
+/** A step of the untyped test pipelines: any name, any stage, any output. */
+type AnyStep = StepOf<string, unknown, StepOutputs>;
+
+/**
+ * A pipeline whose hooks record what happened: `before:<index>:<step>` when a step is claimed (each step's stage is
+ * its name, so entering the stage names the step) and `after:<index>:<step>` when its output is persisted (then the
+ * step's own `persist`, if any, decides whether the run pauses).
+ */
+function recording(kind: string, steps: AnyStep[]) {
   const events: string[] = [];
-  const completed: HookContext['checkpoint'][] = [];
+  const completed: Checkpoint<unknown, StepOutputs>[] = [];
   const failed: string[] = [];
-  const pipeline: Pipeline = {
+  const pipeline = definePipeline<string, unknown, StepOutputs>({
     kind,
-    steps,
-    beforeStep: async (_ctx, step, index) => void events.push(`before:${index}:${step.name}`),
-    afterStep: async (_ctx, step, index) => void events.push(`after:${index}:${step.name}`),
+    steps: steps.map((step, index): AnyStep => ({
+      ...step,
+      persist: async (ctx, output) => {
+        events.push(`after:${index}:${step.name}`);
+        return step.persist?.(ctx, output);
+      },
+    })),
+    enterStage: async (_ctx, stage) => void events.push(`before:${steps.findIndex((s) => s.stage === stage)}:${stage}`),
     onComplete: async (ctx) => void completed.push(ctx.checkpoint),
     onFail: async (_ctx, message) => void failed.push(message),
-    ...extra,
-  };
+  });
   return { pipeline, events, completed, failed };
 }
 
@@ -120,11 +134,13 @@ function gate<T = void>() {
 describe('durable runner', () => {
   it('runs a multi-step pipeline, handing each step the checkpointed outputs of the steps before it', async () => {
     const h = await harness();
-    const seen: StepContext[] = [];
-    const steps: Step[] = [
-      { name: 'research', run: async (ctx) => (seen.push(ctx), { sources: 3 }) },
+    const seen: StepContext<unknown, StepOutputs>[] = [];
+    const steps: AnyStep[] = [
+      { name: 'research', stage: 'research', transient: false, run: async (ctx) => (seen.push(ctx), { sources: 3 }) },
       {
         name: 'brief',
+        stage: 'brief',
+        transient: false,
         run: async (ctx) => (
           seen.push(ctx),
           { outline: `from ${(ctx.checkpoint.research as { sources: number }).sources} sources` }
@@ -132,6 +148,8 @@ describe('durable runner', () => {
       },
       {
         name: 'draft',
+        stage: 'draft',
+        transient: false,
         run: async (ctx) => (seen.push(ctx), `draft of ${(ctx.checkpoint.brief as { outline: string }).outline}`),
       },
     ];
@@ -175,9 +193,11 @@ describe('durable runner', () => {
     let researchCalls = 0;
     let briefCalls = 0;
     const p = recording('job', [
-      { name: 'research', run: async () => ++researchCalls },
+      { name: 'research', stage: 'research', transient: false, run: async () => ++researchCalls },
       {
         name: 'brief',
+        stage: 'brief',
+        transient: false,
         run: async (ctx) => {
           briefCalls++;
           if (ctx.attempt === 1) throw new RetryableError('the search provider timed out');
@@ -212,6 +232,8 @@ describe('durable runner', () => {
     const p = recording('flaky', [
       {
         name: 'fetch',
+        stage: 'fetch',
+        transient: false,
         run: async (ctx) => {
           attempts.push(ctx.attempt);
           throw new Error('connect ECONNREFUSED 10.0.0.7:5432 (secret upstream detail)');
@@ -259,11 +281,13 @@ describe('durable runner', () => {
     const p = recording('job', [
       {
         name: 'check',
+        stage: 'check',
+        transient: false,
         run: async () => {
           throw new PermanentError('the page is not HTML');
         },
       },
-      { name: 'write', run: async () => ++later },
+      { name: 'write', stage: 'write', transient: false, run: async () => ++later },
     ]);
     const run = await enqueue(h, 'job');
     await makeRunner(h, [p.pipeline]).runUntilIdle();
@@ -283,6 +307,8 @@ describe('durable runner', () => {
     const p = recording('job', [
       {
         name: 'search',
+        stage: 'search',
+        transient: false,
         run: async (ctx) => {
           if (ctx.attempt === 1) throw new ProviderError('serpapi', 'rate limited', { retryable: true, status: 429 });
           throw new ProviderError('serpapi', 'the account is suspended', { retryable: false, status: 403 });
@@ -306,7 +332,7 @@ describe('durable runner', () => {
   it('a run claimed past its max attempts (a crash loop) fails without running the step again', async () => {
     const h = await harness();
     let calls = 0;
-    const p = recording('job', [{ name: 'crashy', run: async () => ++calls }]);
+    const p = recording('job', [{ name: 'crashy', stage: 'crashy', transient: false, run: async () => ++calls }]);
     const run = await enqueue(h, 'job');
     // Three workers claimed the run and died without a write-back.
     for (let i = 0; i < 3; i++) {
@@ -324,17 +350,24 @@ describe('durable runner', () => {
     expect(p.failed).toEqual(['crashy did not finish after 3 attempts']);
   });
 
-  it('afterStep "pause" parks the run in waiting until resumeWaitingRun; then it continues from the checkpoint', async () => {
+  it('a step whose persist answers "pause" parks the run in waiting until resumeWaitingRun; then it continues from the checkpoint', async () => {
     const h = await harness();
     let draftCalls = 0;
-    const p = recording(
-      'stepped',
-      [
-        { name: 'brief', run: async () => ({ outline: ['a', 'b'] }) },
-        { name: 'draft', run: async (ctx) => (draftCalls++, { from: ctx.checkpoint.brief }) },
-      ],
-      { afterStep: async (_ctx, _step, index) => (index === 0 ? 'pause' : undefined) },
-    );
+    const p = recording('stepped', [
+      {
+        name: 'brief',
+        stage: 'brief',
+        transient: false,
+        run: async () => ({ outline: ['a', 'b'] }),
+        persist: async () => 'pause',
+      },
+      {
+        name: 'draft',
+        stage: 'draft',
+        transient: false,
+        run: async (ctx) => (draftCalls++, { from: ctx.checkpoint.brief }),
+      },
+    ]);
     const run = await enqueue(h, 'stepped');
     const runner = makeRunner(h, [p.pipeline]);
     await runner.runUntilIdle();
@@ -355,10 +388,180 @@ describe('durable runner', () => {
     expect(await resumeWaitingRun(h.db, 'stepped', run.resource_id, h.clock.now())).toBe(false);
   });
 
+  it('a run that ends keeps only its non-transient outputs: transient ones and its input are dropped on completion and on failure', async () => {
+    const h = await harness();
+    /** What the last step and the end hook saw, by pipeline kind. */
+    const seen: Record<string, Record<string, unknown>[]> = { completes: [], fails: [] };
+    const hooks: Record<string, Record<string, unknown>[]> = { completes: [], fails: [] };
+    const pipeline = (kind: string, last: AnyStep) =>
+      definePipeline<string, unknown, StepOutputs>({
+        kind,
+        steps: [
+          { name: 'kept', stage: 'kept', transient: false, run: async (ctx) => ({ from: ctx.input }) },
+          { name: 'scratch', stage: 'scratch', transient: true, run: async () => 'only for later steps' },
+          last,
+        ],
+        enterStage: async () => undefined,
+        onComplete: async (ctx) => void hooks[kind]!.push({ ...ctx.checkpoint }),
+        onFail: async (ctx) => void hooks[kind]!.push({ ...ctx.checkpoint }),
+      });
+    const finish: AnyStep = {
+      name: 'finish',
+      stage: 'finish',
+      transient: true,
+      run: async (ctx) => (seen.completes!.push({ ...ctx.checkpoint }), ctx.output('scratch')),
+    };
+    const doomed: AnyStep = {
+      name: 'doomed',
+      stage: 'doomed',
+      transient: false,
+      run: async (ctx) => {
+        seen.fails!.push({ ...ctx.checkpoint });
+        if (ctx.attempt === 1) throw new RetryableError('try again later');
+        throw new PermanentError('the step cannot succeed');
+      },
+    };
+    const ok = await enqueue(h, 'completes', 'pending', 3, { topic: 'ramen' });
+    const bad = await enqueue(h, 'fails', 'pending', 3, { topic: 'udon' });
+    expect(JSON.parse(ok.checkpoint)).toEqual({ input: { topic: 'ramen' } });
+    const runner = makeRunner(h, [pipeline('completes', finish), pipeline('fails', doomed)]);
+    await runner.runUntilIdle();
+
+    // Completed: the steps and the end hook saw the input and every output; the stored checkpoint keeps `kept` only.
+    const ramen = { input: { topic: 'ramen' }, kept: { from: { topic: 'ramen' } }, scratch: 'only for later steps' };
+    expect(seen.completes).toEqual([ramen]);
+    expect(hooks.completes).toEqual([{ ...ramen, finish: 'only for later steps' }]);
+    const done = await row(h.db, ok.id);
+    expect(done).toMatchObject({ state: 'done', step: 3 });
+    expect(JSON.parse(done.checkpoint)).toEqual({ kept: { from: { topic: 'ramen' } } });
+
+    // Not ended yet (a retry is due): the transient output and the input stay, for the next attempt.
+    const udon = { input: { topic: 'udon' }, kept: { from: { topic: 'udon' } }, scratch: 'only for later steps' };
+    expect(await row(h.db, bad.id)).toMatchObject({ state: 'pending', step: 2, last_error: 'try again later' });
+    expect(JSON.parse((await row(h.db, bad.id)).checkpoint)).toEqual(udon);
+
+    // Failed: the same drop.
+    h.clock.advance(1_000);
+    await runner.runUntilIdle();
+    expect(seen.fails).toEqual([udon, udon]);
+    expect(hooks.fails).toEqual([udon]);
+    const failed = await row(h.db, bad.id);
+    expect(failed).toMatchObject({ state: 'failed', last_error: 'the step cannot succeed' });
+    expect(JSON.parse(failed.checkpoint)).toEqual({ kept: { from: { topic: 'udon' } } });
+  });
+
+  it("a pipeline declaration is type-checked: its stages, its step names and each step's output type", () => {
+    const typed = definePipeline<'a' | 'b', { topic: string }, { s: number; t: string }>({
+      kind: 'typed',
+      steps: [
+        {
+          name: 's',
+          stage: 'a',
+          transient: true,
+          run: async (ctx) => {
+            expectTypeOf(ctx.input).toEqualTypeOf<{ topic: string }>();
+            return ctx.input.topic.length;
+          },
+        },
+        {
+          name: 't',
+          stage: 'b',
+          transient: false,
+          run: async (ctx) => {
+            expectTypeOf(ctx.output('s')).toEqualTypeOf<number>();
+            expectTypeOf(ctx.checkpoint.s).toEqualTypeOf<number | undefined>();
+            // @ts-expect-error no step is named u
+            ctx.output('u');
+            return String(ctx.output('s'));
+          },
+          persist: async (_ctx, output) => {
+            expectTypeOf(output).toEqualTypeOf<string>();
+          },
+        },
+      ],
+      enterStage: async (_ctx, stage) => {
+        expectTypeOf(stage).toEqualTypeOf<'a' | 'b'>();
+      },
+      onComplete: async (ctx) => {
+        expectTypeOf(ctx.output('t')).toEqualTypeOf<string>();
+      },
+      onFail: async () => undefined,
+    });
+    expectTypeOf(typed).toEqualTypeOf<Pipeline>();
+    expect(typed.steps.map((s) => s.stage)).toEqual(['a', 'b']);
+
+    const hooks = {
+      enterStage: async () => undefined,
+      onComplete: async () => undefined,
+      onFail: async () => undefined,
+    };
+    definePipeline<'a' | 'b', void, { s: number }>({
+      kind: 'unknown-stage',
+      steps: [
+        {
+          name: 's',
+          // @ts-expect-error unknown stage
+          stage: 'c',
+          transient: true,
+          run: async () => 1,
+        },
+      ],
+      ...hooks,
+    });
+    definePipeline<'a' | 'b', void, { s: number }>({
+      kind: 'unknown-step',
+      steps: [
+        {
+          // @ts-expect-error unknown step name
+          name: 'x',
+          stage: 'a',
+          transient: true,
+          run: async () => 1,
+        },
+      ],
+      ...hooks,
+    });
+    definePipeline<'a' | 'b', void, { s: number }>({
+      kind: 'wrong-output',
+      steps: [
+        {
+          name: 's',
+          stage: 'a',
+          transient: true,
+          // @ts-expect-error the output of s is a number
+          run: async () => 'one',
+        },
+      ],
+      ...hooks,
+    });
+    definePipeline<'a' | 'b', void, { s: number }>({
+      kind: 'wrong-persist',
+      steps: [
+        {
+          name: 's',
+          stage: 'a',
+          transient: true,
+          run: async () => 1,
+          // @ts-expect-error persist receives the step's output, a number
+          persist: async (_ctx, output: string) => void output,
+        },
+      ],
+      ...hooks,
+    });
+    definePipeline<'a' | 'b', void, { s: number }>({
+      kind: 'missing-transient',
+      steps: [
+        // @ts-expect-error every step says whether its output is transient
+        { name: 's', stage: 'a', run: async () => 1 },
+      ],
+      ...hooks,
+    });
+  });
+
   it('a run created waiting is not claimed until resumed', async () => {
     const h = await harness();
     let calls = 0;
-    const p = recording('job', [{ name: 'only', run: async () => ++calls }]);
+    const p = recording('job', [{ name: 'only', stage: 'only', transient: false, run: async () => ++calls }]);
     const run = await enqueue(h, 'job', 'waiting');
     const runner = makeRunner(h, [p.pipeline]);
     await runner.runUntilIdle();
@@ -403,24 +606,28 @@ describe('durable runner', () => {
     const started = gate();
     const executions: string[] = [];
     const completions: string[] = [];
-    const pipelineFor = (worker: string): Pipeline => ({
-      kind: 'job',
-      steps: [
-        {
-          name: 'write',
-          async run() {
-            executions.push(worker);
-            if (worker === 'worker-1') {
-              started.open();
-              return stalled.promise;
-            }
-            return `output of ${worker}`;
+    const pipelineFor = (worker: string): Pipeline =>
+      definePipeline<string, unknown, StepOutputs>({
+        kind: 'job',
+        steps: [
+          {
+            name: 'write',
+            stage: 'write',
+            transient: false,
+            async run() {
+              executions.push(worker);
+              if (worker === 'worker-1') {
+                started.open();
+                return stalled.promise;
+              }
+              return `output of ${worker}`;
+            },
           },
-        },
-      ],
-      onComplete: async (ctx) => void completions.push(`${worker}:${JSON.stringify(ctx.checkpoint)}`),
-      onFail: async () => undefined,
-    });
+        ],
+        enterStage: async () => undefined,
+        onComplete: async (ctx) => void completions.push(`${worker}:${JSON.stringify(ctx.checkpoint)}`),
+        onFail: async () => undefined,
+      });
     const run = await enqueue(h, 'job');
     const w1 = makeRunner(h, [pipelineFor('worker-1')], { owner: 'worker-1' });
     const w2 = makeRunner({ ...h, db: await h.connect() }, [pipelineFor('worker-2')], { owner: 'worker-2' });
@@ -449,11 +656,13 @@ describe('durable runner', () => {
     const gates = [gate<string>(), gate<string>()];
     const started = [gate(), gate()];
     const signals: AbortSignal[] = [];
-    const pipeline: Pipeline = {
+    const pipeline = definePipeline<string, unknown, StepOutputs>({
       kind: 'job',
       steps: [
         {
           name: 'slow',
+          stage: 'slow',
+          transient: false,
           run: (ctx) => {
             const n = signals.push(ctx.signal) - 1;
             started[n]!.open();
@@ -461,9 +670,10 @@ describe('durable runner', () => {
           },
         },
       ],
+      enterStage: async () => undefined,
       onComplete: async () => undefined,
       onFail: async () => undefined,
-    };
+    });
     const run = await enqueue(h, 'job');
     const w = makeRunner(h, [pipeline]);
     const first = w.runUntilIdle();
@@ -492,12 +702,15 @@ describe('durable runner', () => {
     const release = gate();
     const started = gate();
     let calls = 0;
-    const pipeline: Pipeline = {
+    const pipeline = definePipeline<string, unknown, StepOutputs>({
       kind: 'job',
-      steps: [{ name: 'slow', run: async () => (calls++, started.open(), release.promise) }],
+      steps: [
+        { name: 'slow', stage: 'slow', transient: false, run: async () => (calls++, started.open(), release.promise) },
+      ],
+      enterStage: async () => undefined,
       onComplete: async () => undefined,
       onFail: async () => undefined,
-    };
+    });
     const run = await enqueue(h, 'job');
     const w1 = makeRunner(h, [pipeline], { owner: 'worker-1', leaseMs: 300 });
     const w2 = makeRunner(h, [pipeline], { owner: 'worker-2', leaseMs: 300 });
@@ -521,11 +734,13 @@ describe('durable runner', () => {
     const h = await harness();
     const started = gate();
     const attempts: number[] = [];
-    const pipeline: Pipeline = {
+    const pipeline = definePipeline<string, unknown, StepOutputs>({
       kind: 'job',
       steps: [
         {
           name: 'call',
+          stage: 'call',
+          transient: false,
           run: (ctx) =>
             new Promise((resolve, reject) => {
               attempts.push(ctx.attempt);
@@ -535,9 +750,10 @@ describe('durable runner', () => {
             }),
         },
       ],
+      enterStage: async () => undefined,
       onComplete: async () => undefined,
       onFail: async () => undefined,
-    };
+    });
     const run = await enqueue(h, 'job');
     const w1 = makeRunner(h, [pipeline], { owner: 'worker-1' });
     const w1Done = w1.runUntilIdle();
@@ -563,12 +779,13 @@ describe('durable runner', () => {
     const h = await harness();
     const started = gate();
     const release = gate<string>();
-    const pipeline: Pipeline = {
+    const pipeline = definePipeline<string, unknown, StepOutputs>({
       kind: 'job',
-      steps: [{ name: 'call', run: () => (started.open(), release.promise) }],
+      steps: [{ name: 'call', stage: 'call', transient: false, run: () => (started.open(), release.promise) }],
+      enterStage: async () => undefined,
       onComplete: async () => undefined,
       onFail: async () => undefined,
-    };
+    });
     const run = await enqueue(h, 'job');
     const w1 = makeRunner(h, [pipeline]);
     const w1Done = w1.runUntilIdle();

@@ -6,13 +6,15 @@ import { iso } from '../../src/clock.ts';
 import { ApiError } from '../../src/errors.ts';
 import { PLAN_LIMITS } from '../../src/engine/plans.ts';
 import { createUsageService, WINDOWS, type UsageService, type WindowName } from '../../src/engine/usage.ts';
-import { immediate, openDatabase, type Db, type OpenedDatabase } from '../../src/store/db.ts';
+import { immediate, openDatabase, type Db, type OpenedDatabase, type TxDb } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
-import { insertRun } from '../../src/store/repos/runs.ts';
+import { insertRun, type RunRow } from '../../src/store/repos/runs.ts';
+import type { StepOutputs, WriteContext } from '../../src/engine/runner/types.ts';
 import { insertReservation } from '../../src/store/repos/usage-ledger.ts';
 import type { Plan } from '../../src/store/schema.ts';
 import { OPERATIONS } from '../../src/tools/registry.ts';
+import { errorHeaders } from '../../src/transport/http/headers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startBillableProvider, type BillableProvider } from '../helpers/billable-provider.ts';
 import { createFakeClock, type FakeClock } from '../helpers/clock.ts';
@@ -21,13 +23,29 @@ import { tempDir } from '../helpers/temp.ts';
 import { widgetOperations, widgetPipeline } from '../helpers/widget.ts';
 
 /**
- * RELIABILITY C (usage reservations): against the ledger service on a real SQLite file with a fake clock, and over
+ * docs/reliability.md C (usage reservations): against the ledger service on a real SQLite file with a fake clock, and over
  * REST through the test widget where the case is about acceptance or the runner.
  */
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const GRACE = 60_000;
+
+/** The context the runner gives a pipeline's write hooks, to call a hook by hand (a duplicate event). */
+function hookContext(trx: TxDb, run: RunRow, orgId: string, now: number): WriteContext<unknown, StepOutputs> {
+  return {
+    trx,
+    runId: run.id,
+    resourceId: run.resource_id,
+    orgId,
+    now,
+    input: undefined,
+    checkpoint: {},
+    output: (name) => {
+      throw new Error(`no output ${name}`);
+    },
+  };
+}
 
 type Ledger = {
   db: Db;
@@ -58,7 +76,7 @@ describe('C. usage ledger (service)', () => {
     const db = database.db;
     const clock = createFakeClock();
     const logs = captureLogger('info');
-    const usage = createUsageService({ db, clock, logger: logs.logger });
+    const usage = createUsageService({ clock, logger: logs.logger });
     L = {
       db,
       clock,
@@ -229,7 +247,7 @@ describe('C. usage ledger (service)', () => {
       requested: 1,
       recovers_at: iso(t0 + 7 * DAY),
     });
-    expect(Number(e.headers['Retry-After'])).toBe(Math.ceil((t0 + 7 * DAY - L.clock.now()) / 1000));
+    expect(Number(errorHeaders(e)['Retry-After'])).toBe(Math.ceil((t0 + 7 * DAY - L.clock.now()) / 1000));
     expect(await L.rows(orgId)).toHaveLength(4);
     expect(await L.db.selectFrom('runs').select('id').where('org_id', '=', orgId).execute()).toHaveLength(4);
     const view = await L.usage.view(L.db, orgId, 'starter');
@@ -599,27 +617,13 @@ describe('C. usage ledger over REST', () => {
       .executeTakeFirstOrThrow();
     expect(run.state).toBe('done');
     const pipeline = widgetPipeline(t.engine, () => provider.url);
-    await immediate(t.db, (trx) =>
-      pipeline.onComplete({
-        trx,
-        runId: run.id,
-        resourceId: run.resource_id,
-        orgId,
-        checkpoint: {},
-        now: t.clock.now(),
-      }),
-    );
+    await immediate(t.db, (trx) => pipeline.onComplete(hookContext(trx, run, orgId, t.clock.now())));
     expect((await usage(key)).windows['24h']).toMatchObject({ used: 8, reserved: 0 });
     expect(
       t.logs!.lines().filter((l) => l.includes('usage charge skipped') && l.includes(r.body.widget_id)),
     ).toHaveLength(1);
     // A late failure event for the finished run changes nothing either.
-    await immediate(t.db, (trx) =>
-      pipeline.onFail(
-        { trx, runId: run.id, resourceId: run.resource_id, orgId, checkpoint: {}, now: t.clock.now() },
-        'late',
-      ),
-    );
+    await immediate(t.db, (trx) => pipeline.onFail(hookContext(trx, run, orgId, t.clock.now()), 'late'));
     expect((await ledger(orgId)).map((x) => x.state)).toEqual(['charged']);
   });
 

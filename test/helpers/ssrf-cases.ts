@@ -1,13 +1,13 @@
 import type { LookupAddress } from 'node:dns';
 
 /**
- * The URLs of RELIABILITY.md section E as data, so every entry point (the fetcher, POST /optimize, save_prospect,
+ * The URLs of docs/reliability.md section E as data, so every entry point (the fetcher, POST /optimize, save_prospect,
  * the MCP tools) can run the same list. `port` is a canary's port: variants carrying it would reach the canary if a
  * guard let them through, which turns "blocked" into something a test can observe.
  */
 
 export interface SsrfUrlCase {
-  /** Case number in RELIABILITY.md, e.g. 'E.44'. */
+  /** Case id in docs/reliability.md, e.g. 'E.44'. */
   id: string;
   url: string;
   /** The checkUrl code the URL gets. */

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../../src/errors.ts';
 import { iso } from '../../src/clock.ts';
-import { defineOperation, type AnyOperation, type OperationContext } from '../../src/tools/define.ts';
+import { defineOperation, type AnyOperation, type WriteContext } from '../../src/tools/define.ts';
 import { Uuid } from '../../src/tools/common/schemas.ts';
 import type { Engine } from '../../src/engine/engine.ts';
-import { PermanentError, type Pipeline } from '../../src/engine/runner/types.ts';
+import { definePipeline, PermanentError, type Pipeline } from '../../src/engine/runner/types.ts';
 import { getOwnedClient } from '../../src/store/repos/clients.ts';
 import { getRunFor, insertRun } from '../../src/store/repos/runs.ts';
 import { getReservation } from '../../src/store/repos/usage-ledger.ts';
@@ -57,7 +57,7 @@ async function widgetView(db: Db, orgId: string, id: string): Promise<z.infer<ty
   };
 }
 
-async function createWidget(ctx: OperationContext, input: z.output<typeof WidgetInput>) {
+async function createWidget(ctx: WriteContext, input: z.output<typeof WidgetInput>) {
   const client = await getOwnedClient(ctx.db, ctx.principal.orgId, input.client_id);
   if (!client) throw new ApiError('not_found', 'No such client.');
   const id = randomUUID();
@@ -71,14 +71,15 @@ async function createWidget(ctx: OperationContext, input: z.output<typeof Widget
   });
   const run = await insertRun(
     ctx.db,
-    { kind: 'widget', resourceId: id, orgId: ctx.principal.orgId, maxAttempts: ctx.engine.settings.maxAttempts },
+    {
+      kind: 'widget',
+      resourceId: id,
+      orgId: ctx.principal.orgId,
+      maxAttempts: ctx.engine.settings.maxAttempts,
+      input: { label: input.label, fail: input.fail ?? null } satisfies WidgetRunInput,
+    },
     ctx.engine.clock.now(),
   );
-  await ctx.db
-    .updateTable('runs')
-    .set({ checkpoint: JSON.stringify({ input: { label: input.label, fail: input.fail ?? null } }) })
-    .where('id', '=', run.id)
-    .execute();
   ctx.afterCommit(() => ctx.engine.runner.notify());
   return {
     widget_id: id,
@@ -91,7 +92,7 @@ async function createWidget(ctx: OperationContext, input: z.output<typeof Widget
   };
 }
 
-const annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+const annotations = { readOnlyHint: false as const, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 
 export function widgetOperations(): AnyOperation[] {
   return [
@@ -151,15 +152,26 @@ export function widgetOperations(): AnyOperation[] {
   ];
 }
 
-/** The widget pipeline: one step that calls the provider with an idempotency key derived from run and step. */
+/** What a widget run is accepted with (its checkpoint input). */
+interface WidgetRunInput {
+  label: string;
+  fail: string | null;
+}
+
+/**
+ * The widget pipeline: one step that calls the provider with an idempotency key derived from run and step. The
+ * step's output is the widget's result, read from the finished run's checkpoint, so it is not transient.
+ */
 export function widgetPipeline(engine: Engine, providerUrl: () => string): Pipeline {
-  return {
+  return definePipeline<'call', WidgetRunInput, { call: unknown }>({
     kind: 'widget',
     steps: [
       {
         name: 'call',
+        stage: 'call',
+        transient: false,
         async run(ctx) {
-          const input = ctx.checkpoint.input as { label: string; fail: string | null };
+          const { input } = ctx;
           if (input.fail === 'permanent') throw new PermanentError('the widget cannot be made');
           const res = await fetch(`${providerUrl()}/work`, {
             method: 'POST',
@@ -172,7 +184,8 @@ export function widgetPipeline(engine: Engine, providerUrl: () => string): Pipel
         },
       },
     ],
+    enterStage: async () => undefined,
     onComplete: async (ctx) => void (await engine.usage.charge(ctx.trx, 'widget', ctx.resourceId)),
     onFail: async (ctx) => void (await engine.usage.release(ctx.trx, 'widget', ctx.resourceId)),
-  };
+  });
 }

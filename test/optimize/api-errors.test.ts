@@ -23,8 +23,8 @@ import {
 import { KEYWORD } from './helpers/web.ts';
 
 /**
- * Every status and error code of start_optimization, get_optimization and list_optimizations (spec 4.7-4.9 and 7,
- * API.md 1-2), over REST and over MCP; a failure answers the same body on both (MCP: isError + structuredContent).
+ * Every status and error code of start_optimization, get_optimization and list_optimizations (docs/api.md §1,
+ * §2 and §3.3), over REST and over MCP; a failure answers the same body on both (MCP: isError + structuredContent).
  */
 
 let w: World;

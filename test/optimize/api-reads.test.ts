@@ -18,7 +18,7 @@ import {
 import { KEYWORD } from './helpers/web.ts';
 
 /**
- * Reading optimizations (spec 4.8-4.9): list pagination, order and filters; the status, summary and full views;
+ * Reading optimizations (docs/api.md §3.3): list pagination, order and filters; the status, summary and full views;
  * `wait_seconds` long-polling; progress notifications of start_optimization over MCP.
  */
 

@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getReservation } from '../../src/store/repos/usage-ledger.ts';
+import { immediate } from '../../src/store/db.ts';
 import { call, drain, footprint, getOptimization, settle, started, startWorld, type World } from './helpers/harness.ts';
 import { KEYWORD } from './helpers/web.ts';
 
 /**
- * RELIABILITY C.28-C.30 through real runs: a run that fails releases its reservation exactly once and the pool gets
+ * docs/reliability.md C.28-C.30 through real runs: a run that fails releases its reservation exactly once and the pool gets
  * the units back; a run that succeeds finalizes it exactly once; late duplicate charges and releases are logged
  * no-ops. A charge write that fails leaves a usable result with `reconciliation_pending` until the reconciler
  * charges it.
@@ -125,7 +126,9 @@ describe('C.29 a successful run finalizes its reservation exactly once', () => {
 
     // Duplicate completion events: a second charge, the deferred charge path and a late release change nothing.
     expect(await w.t.engine.usage.charge(w.t.db, 'optimization', o.optimization_id)).toBe(false);
-    expect(await w.t.engine.usage.chargeOrDefer(w.t.db, 'optimization', o.optimization_id)).toBe('noop');
+    expect(
+      await immediate(w.t.db, (trx) => w.t.engine.usage.chargeOrDefer(trx, 'optimization', o.optimization_id)),
+    ).toBe('noop');
     expect(await w.t.engine.usage.release(w.t.db, 'optimization', o.optimization_id)).toBe(false);
     expect(await ledger(o.optimization_id)).toEqual(entry);
     expect((await usage(key))['24h']).toMatchObject({ used: 4, reserved: 0 });

@@ -10,7 +10,7 @@ import type { Optimization } from './helpers/harness.ts';
 import { startLoopbackSerp, startLoopbackWeb, KEYWORD, type LoopbackSerp, type LoopbackWeb } from './helpers/web.ts';
 
 /**
- * RELIABILITY G.74 and G.78 with real `agent-api serve` processes on one SQLite file: kill -9 during a run, restart,
+ * docs/reliability.md G.74 and G.78 with real `agent-api serve` processes on one SQLite file: kill -9 during a run, restart,
  * and the run finishes once (search checkpointed, reservation finalized once), or, when the page keeps failing, it
  * fails after the maximum attempts, counted across the crash, and releases its reservation once. Waiting is for
  * another process to reach a state: long-polls of the API and a polled read of the database.

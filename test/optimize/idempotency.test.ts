@@ -20,7 +20,7 @@ import {
 import { KEYWORD } from './helpers/web.ts';
 
 /**
- * RELIABILITY B (idempotency) through POST /optimize and start_optimization: the same key and request give the same
+ * docs/reliability.md B (idempotency) through POST /optimize and start_optimization: the same key and request give the same
  * durable run, never a second row, reservation, run or search-provider call. Each case searches its own keyword, so
  * the SerpApi fake's request count for that keyword is the provider calls the case caused.
  */

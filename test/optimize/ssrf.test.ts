@@ -17,7 +17,7 @@ import {
 import { KEYWORD } from './helpers/web.ts';
 
 /**
- * RELIABILITY E through POST /optimize (400 validation_error) and start_optimization (isError validation_error):
+ * docs/reliability.md E through POST /optimize (400 validation_error) and start_optimization (isError validation_error):
  * every unsafe URL is refused before any reservation, run or row exists, and the loopback canary (whose port the
  * URLs carry) never gets a connection. Redirects into private space, by the page or by a competitor, are refused
  * at the hop, and the canary stays untouched.

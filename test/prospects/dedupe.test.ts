@@ -5,7 +5,7 @@ import { connectHttpClient, structured } from '../helpers/mcp.ts';
 import { spawnServer } from '../helpers/spawn.ts';
 import { caller, countersDrift, footprint, type Any, type Caller } from './fixture.ts';
 
-/** RELIABILITY F.63-F.72 through save_prospect (REST, and MCP where the transport could matter). */
+/** docs/reliability.md F.63-F.72 through save_prospect (REST, and MCP where the transport could matter). */
 
 let t: TestApp;
 beforeAll(async () => {
@@ -31,7 +31,7 @@ async function saveAll(save: (url: string) => ReturnType<Caller['save']>, urls: 
   return { statuses: answers.map((a) => a.status), ids: new Set(answers.map((a) => a.body.item_id)), answers };
 }
 
-describe('canonical de-duplication through save_prospect (RELIABILITY F)', () => {
+describe('canonical de-duplication through save_prospect (docs/reliability.md F)', () => {
   it('F.63 the saved url is the canonical form', async () => {
     const { save } = await setup();
     const r = await save('HTTPS://Example.COM:443/a/./b/../c?b=2&a=1#frag');

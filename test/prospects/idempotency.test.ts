@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { connectHttpClient, structured } from '../helpers/mcp.ts';
 import { caller, footprint, itemsPath, listsPath, type Any, type Caller } from './fixture.ts';
 
-/** RELIABILITY B.11-B.22 through the five prospect mutations (REST, and MCP for the key field). */
+/** docs/reliability.md B.11-B.22 through the five prospect mutations (REST, and MCP for the key field). */
 
 let t: TestApp;
 beforeAll(async () => {
@@ -61,7 +61,7 @@ async function mutations(s: Awaited<ReturnType<typeof setup>>): Promise<Mutation
   ];
 }
 
-describe('idempotency of prospect mutations (RELIABILITY B)', () => {
+describe('idempotency of prospect mutations (docs/reliability.md B)', () => {
   it('B.11 the same key and body twice answer the first result again (same status, Idempotent-Replayed) and do the work once', async () => {
     const s = await setup();
     for (const m of await mutations(s)) {

@@ -8,7 +8,7 @@ import {
 import { prepareProspectUrl } from '../../src/engine/prospects/service.ts';
 import { checkUrl } from '../../src/providers/web/safe-fetch.ts';
 
-/** RELIABILITY F.63-F.70 at the normaliser itself; the API-level cases (and F.71, F.72) are in dedupe.test.ts. */
+/** docs/reliability.md F.63-F.70 at the normaliser itself; the API-level cases (and F.71, F.72) are in dedupe.test.ts. */
 
 function norm(url: string) {
   const r = normalizeProspectUrl(url);

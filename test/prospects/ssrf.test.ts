@@ -7,7 +7,7 @@ import { ALLOWED_URLS, ssrfUrlCases } from '../helpers/ssrf-cases.ts';
 import { caller, footprint, type Any } from './fixture.ts';
 
 /**
- * RELIABILITY E.43-E.52 (and the scheme and port cases E.58, E.59) through save_prospect: REST answers 400
+ * docs/reliability.md E.43-E.52 (and the scheme and port cases E.58, E.59) through save_prospect: REST answers 400
  * invalid_input naming `url`, MCP answers isError with the same body, nothing is saved, and a loopback canary on the
  * port the URLs carry accepts no connection. save_prospect never fetches anything; this proves it.
  */
@@ -25,7 +25,7 @@ afterAll(async () => {
   await canary.close();
 });
 
-describe('SSRF-unsafe URLs through save_prospect (RELIABILITY E)', () => {
+describe('SSRF-unsafe URLs through save_prospect (docs/reliability.md E)', () => {
   let s: Awaited<ReturnType<typeof t.tenant>> & { listId: string };
   let mcp: Awaited<ReturnType<typeof connectHttpClient>>;
   beforeAll(async () => {

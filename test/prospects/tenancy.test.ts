@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { caller, footprint, itemPath, listsPath, type Caller } from './fixture.ts';
 
-/** Prospect routes over REST: scopes, subscription, tenancy (RELIABILITY A.6, A.7) and the OpenAPI entries. */
+/** Prospect routes over REST: scopes, subscription, tenancy (docs/reliability.md A.6, A.7) and the OpenAPI entries. */
 
 let t: TestApp;
 beforeAll(async () => {
@@ -71,7 +71,7 @@ describe('scopes and subscription', () => {
   });
 });
 
-describe('tenancy (RELIABILITY A.6, A.7)', () => {
+describe('tenancy (docs/reliability.md A.6, A.7)', () => {
   it('A.6 a list, item or client of another organisation answers 404 with the body of a truly missing id', async () => {
     const mine = await setup();
     const theirs = await setup();

@@ -7,7 +7,7 @@ import { startFakeDataForSeo, type FakeDataForSeo } from '../helpers/fake-provid
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-providers/openai.ts';
 import { startFakePerplexity, type FakePerplexity } from '../helpers/fake-providers/perplexity.ts';
 import { startFakeSerpApi, type FakeSerpApi } from '../helpers/fake-providers/serpapi.ts';
-import { fixedClock, recordingSleep } from '../helpers/fake-providers/server.ts';
+import { fixedClock } from '../helpers/fake-providers/server.ts';
 
 const BASE: ProviderSettings = {
   SERP_PROVIDER: 'archive',
@@ -42,7 +42,7 @@ const archiveSearch: SearchProvider = {
   }),
 };
 
-const deps = { archiveSearch, clock: fixedClock, http: { sleep: recordingSleep().sleep, maxAttempts: 2 } };
+const deps = { archiveSearch, clock: fixedClock };
 
 function apiError(fn: () => unknown): ApiError {
   try {
@@ -189,7 +189,7 @@ describe('provider registry over loopback fakes', () => {
         OPENAI_BASE_URL: openai.baseUrl,
         PROVIDER_TIMEOUT_MS: 100,
       },
-      { ...deps, http: { sleep: recordingSleep().sleep, maxAttempts: 1 } },
+      deps,
     );
     expect(reg.researchPlatforms).toEqual(['organic', 'google_video_pack', 'youtube_search', 'chatgpt']);
     expect(reg.researchProviderFor('organic').name).toBe('serpapi');

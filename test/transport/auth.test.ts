@@ -38,7 +38,7 @@ function mcpInitialize(t: TestApp, headers: Record<string, string> = {}, path = 
   });
 }
 
-describe('authentication, scopes and tenancy (RELIABILITY A)', () => {
+describe('authentication, scopes and tenancy (docs/reliability.md A)', () => {
   let t: TestApp;
   const logs = captureLogger('trace');
   beforeAll(async () => {
@@ -355,7 +355,7 @@ describe('authentication, scopes and tenancy (RELIABILITY A)', () => {
   });
 });
 
-describe('per-IP failed-authentication limiter (RELIABILITY A.10)', () => {
+describe('per-IP failed-authentication limiter (docs/reliability.md A.10)', () => {
   let t: TestApp;
   let other: Agent;
   beforeAll(async () => {

@@ -9,7 +9,7 @@ import { widgetOperations, widgetPipeline } from '../helpers/widget.ts';
 import { connectHttpClient, structured } from '../helpers/mcp.ts';
 
 /**
- * RELIABILITY B (idempotency) over REST and MCP, through the test widget operations: `create_widget` (optional key,
+ * docs/reliability.md B (idempotency) over REST and MCP, through the test widget operations: `create_widget` (optional key,
  * 201 then 200 on replay) and `start_widget` (required key, 202 both times, optimize family). Every case counts the
  * rows, reservations and provider executions it could have created.
  */

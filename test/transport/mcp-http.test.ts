@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { connectHttpClient, structured } from '../helpers/mcp.ts';
 import { widgetOperations } from '../helpers/widget.ts';
 
-/** MCP Streamable HTTP at /mcp (RELIABILITY H.81-H.84), with raw node:http requests where headers must be exact. */
+/** MCP Streamable HTTP at /mcp (docs/reliability.md H.81-H.84), with raw node:http requests where headers must be exact. */
 
 interface RawResponse {
   status: number;

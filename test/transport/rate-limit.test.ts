@@ -32,7 +32,7 @@ async function exhaust(t: TestApp, key: string, n: number): Promise<void> {
   for (let i = 0; i < n; i++) expect((await t.request('GET', '/usage', { key })).status).toBe(200);
 }
 
-describe('per-key rate limiting over REST and MCP (RELIABILITY D)', () => {
+describe('per-key rate limiting over REST and MCP (docs/reliability.md D)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ operations });

@@ -1,15 +1,25 @@
 import type { Engine } from '../engine.ts';
 import { scorePage } from '../analysis/score/index.ts';
 import { textStats } from '../analysis/score/readability.ts';
-import { CONTENT_KINDS, saveArtifacts, updateContentJob, type ContentJobRow } from '../../store/repos/content.ts';
 import {
+  CONTENT_KINDS,
+  contentJobById,
+  contentJobStartedAt,
+  countOptimizePass,
+  saveArtifacts,
+  updateContentJob,
+} from '../../store/repos/content.ts';
+import type { ReadDb } from '../../store/db.ts';
+import {
+  definePipeline,
   PermanentError,
   RetryableError,
-  type HookContext,
   type Pipeline,
-  type Step,
   type StepContext,
+  type StepDef,
+  type WriteContext,
 } from '../runner/types.ts';
+import { CONTENT_STAGES, FINAL_STAGE, type ContentStage } from './states.ts';
 import { draftAsPage } from './draft-page.ts';
 import { factCheck, type FactCheck } from './fact-check.ts';
 import { research, researchSummary } from './research.ts';
@@ -79,18 +89,46 @@ function sentenceCitations(draft: Draft) {
     .map((s) => ({ claim: s.text, source_url: s.sourceUrl!, quote: null }));
 }
 
+/** What an Autopilot optimization pass leaves: whether it kept a revision, and the scores around it. */
+export type OptimizePass =
+  | { revised: false; score: number | null; attempted?: boolean }
+  | { revised: true; draft: Draft; scoreBefore: number; score: number };
+
+/** The review the finalize step writes to the artifacts. */
+export type Review = Record<string, unknown>;
+
+/**
+ * The content pipelines' step outputs by step name (a content job runs research, brief and draft; Autopilot all).
+ * The checkpoint is a mapped type of these, so every read of an earlier output is typed.
+ */
+export type ContentOutputs = {
+  research: Research;
+  brief: Brief;
+  draft: Draft;
+  [pass: `optimize_${number}`]: OptimizePass;
+  fact_check: FactCheck;
+  finalize: Review;
+};
+
+type Ctx = StepContext<void, ContentOutputs>;
+type WCtx = WriteContext<void, ContentOutputs>;
+type ContentStep<K extends keyof ContentOutputs & string> = StepDef<ContentStage, void, ContentOutputs, K>;
+
 /** The newest draft in a checkpoint: after fact checking, else the last optimization pass that revised, else the first. */
-function latestDraft(checkpoint: Readonly<Record<string, unknown>>): Draft {
-  const check = checkpoint.fact_check as FactCheck | undefined;
+function latestDraft(ctx: Ctx): Draft {
+  const check = ctx.checkpoint.fact_check;
   if (check) return check.draft;
   for (let pass = OPTIMIZE_PASS_CAP; pass >= 1; pass--) {
-    const out = checkpoint[`optimize_${pass}`] as { draft?: Draft } | undefined;
-    if (out?.draft) return out.draft;
+    const out = ctx.checkpoint[`optimize_${pass}`];
+    if (out?.revised) return out.draft;
   }
-  return checkpoint.draft as Draft;
+  return ctx.output('draft');
 }
 
-export function contentPipelines(engine: Engine): Pipeline[] {
+/** The steps and hooks both content pipelines share, built once per engine. */
+const shared = new WeakMap<Engine, ReturnType<typeof contentParts>>();
+
+function contentParts(engine: Engine) {
   const { analysis } = engine;
   let writer: ContentWriter | undefined;
   /**
@@ -108,29 +146,39 @@ export function contentPipelines(engine: Engine): Pipeline[] {
       ? createLlmContentWriter({ writer: limitedWriter(engine.providers.writer), analyzer: analysis.cachedAnalyzer })
       : createExtractiveWriter({ analyzer: analysis.cachedAnalyzer }));
 
-  async function jobContext(ctx: StepContext | HookContext): Promise<JobContext> {
-    const db = 'trx' in ctx ? ctx.trx : ctx.db;
-    const row = await db
-      .selectFrom('content_jobs')
-      .selectAll()
-      .where('id', '=', ctx.resourceId)
-      .executeTakeFirstOrThrow();
+  async function jobContext(db: ReadDb, jobId: string): Promise<JobContext> {
+    const row = await contentJobById(db, jobId);
     const client = await getOwnedClient(db, row.org_id, row.client_id);
     return { request: JSON.parse(row.request) as ContentRequest, client: clientContext(client!) };
   }
-  const writingInput = async (ctx: StepContext) => ({
-    ...(await jobContext(ctx)),
-    research: ctx.checkpoint.research as Research,
+  const writingInput = async (ctx: Ctx) => ({
+    ...(await jobContext(ctx.db, ctx.resourceId)),
+    research: ctx.output('research'),
     idempotencyKey: ctx.idempotencyKey(),
     signal: ctx.signal,
   });
 
-  const researchStep: Step = {
+  /** The draft as the artifacts keep it, with the citations its sentences carry. */
+  async function saveDraft(ctx: WCtx, draft: Draft, citations: unknown[] = sentenceCitations(draft)) {
+    const { request, client } = await jobContext(ctx.trx, ctx.resourceId);
+    await saveArtifacts(ctx.trx, ctx.resourceId, { draft: draftArtifact(draft, request, client), citations }, ctx.now);
+  }
+
+  const research_: ContentStep<'research'> = {
     name: 'research',
+    stage: 'researching',
+    transient: true,
     async run(ctx) {
-      const { request, client } = await jobContext(ctx);
+      const { request, client } = await jobContext(ctx.db, ctx.resourceId);
       return research(engine, analysis, request, client, ctx);
     },
+    persist: async (ctx, output) =>
+      saveArtifacts(
+        ctx.trx,
+        ctx.resourceId,
+        { research: researchSummary(output), writer: contentWriter().name },
+        ctx.now,
+      ),
   };
   /**
    * No usable asset: the job fails (and its usage is released) instead of completing with an empty page. The
@@ -140,27 +188,44 @@ export function contentPipelines(engine: Engine): Pipeline[] {
     new (contentWriter().name === 'extractive' ? PermanentError : RetryableError)(
       `The research found nothing on "${topic}" to write ${what} from.`,
     );
-  const briefStep: Step = {
+  const saveBrief = (ctx: WCtx, b: Brief) =>
+    saveArtifacts(
+      ctx.trx,
+      ctx.resourceId,
+      { outline: b.outline, seo_metadata: b.seoMetadata, entities: b.entities, faqs: b.faqs },
+      ctx.now,
+    );
+  const brief: ContentStep<'brief'> = {
     name: 'brief',
+    stage: 'briefing',
+    transient: true,
     async run(ctx) {
       const input = await writingInput(ctx);
-      const brief = await contentWriter().brief(input);
-      if (brief.outline.length === 0 && !input.request.draftBody) throw nothingToWrite('a brief', input.request.topic);
-      return brief;
+      const out = await contentWriter().brief(input);
+      if (out.outline.length === 0 && !input.request.draftBody) throw nothingToWrite('a brief', input.request.topic);
+      return out;
     },
+    persist: saveBrief,
   };
-  const draftStep: Step = {
+  const draft: ContentStep<'draft'> = {
     name: 'draft',
-    async run(ctx): Promise<Draft> {
+    stage: 'drafting',
+    transient: true,
+    async run(ctx) {
       const input = await writingInput(ctx);
       if (input.request.draftBody) {
         // A supplied draft is kept as it is: no writing, no charge for writing it.
-        return { markdown: input.request.draftBody, wordCount: countWords(input.request.draftBody), sentences: [] };
+        return {
+          markdown: input.request.draftBody,
+          wordCount: countWords(input.request.draftBody),
+          sentences: [],
+        };
       }
-      const draft = await contentWriter().draft({ ...input, brief: ctx.checkpoint.brief as Brief });
-      if (draft.sentences.length === 0) throw nothingToWrite('a draft', input.request.topic);
-      return draft;
+      const out = await contentWriter().draft({ ...input, brief: ctx.output('brief') });
+      if (out.sentences.length === 0) throw nothingToWrite('a draft', input.request.topic);
+      return out;
     },
+    persist: (ctx, output) => saveDraft(ctx, output),
   };
 
   const scoreDraft = (draft: Draft, brief: Brief, job: JobContext, res: Research) => {
@@ -175,12 +240,14 @@ export function contentPipelines(engine: Engine): Pipeline[] {
     );
   };
 
-  const optimizeSteps: Step[] = Array.from({ length: OPTIMIZE_PASS_CAP }, (_, i) => ({
+  const optimizePasses: ContentStep<`optimize_${number}`>[] = Array.from({ length: OPTIMIZE_PASS_CAP }, (_, i) => ({
     name: `optimize_${i + 1}`,
-    async run(ctx: StepContext) {
+    stage: 'optimizing',
+    transient: true,
+    async run(ctx): Promise<OptimizePass> {
       const input = await writingInput(ctx);
-      const brief = ctx.checkpoint.brief as Brief;
-      const draft = latestDraft(ctx.checkpoint);
+      const brief = ctx.output('brief');
+      const draft = latestDraft(ctx);
       const before = scoreDraft(draft, brief, input, input.research);
       if (!before || before.rankabilityScore >= TARGET_SCORE)
         return { revised: false, score: before?.rankabilityScore ?? null };
@@ -200,37 +267,41 @@ export function contentPipelines(engine: Engine): Pipeline[] {
         return { revised: false, score: before.rankabilityScore, attempted: true };
       return { revised: true, draft: revised, scoreBefore: before.rankabilityScore, score: after.rankabilityScore };
     },
+    async persist(ctx, output) {
+      if (!output.revised) return;
+      await saveDraft(ctx, output.draft);
+      await countOptimizePass(ctx.trx, ctx.resourceId, ctx.now);
+    },
   }));
 
-  const factCheckStep: Step = {
+  const factCheckStep: ContentStep<'fact_check'> = {
     name: 'fact_check',
+    stage: 'fact_checking',
+    transient: true,
     async run(ctx) {
-      const { client } = await jobContext(ctx);
-      return factCheck(
-        latestDraft(ctx.checkpoint),
-        ctx.checkpoint.research as Research,
-        client.knowledgeBase,
-        countWords,
-      );
+      const { client } = await jobContext(ctx.db, ctx.resourceId);
+      return factCheck(latestDraft(ctx), ctx.output('research'), client.knowledgeBase, countWords);
     },
+    persist: (ctx, output) => saveDraft(ctx, output.draft, output.citations),
   };
-  const finalizeStep: Step = {
+  const finalize: ContentStep<'finalize'> = {
     name: 'finalize',
+    stage: 'finalizing',
+    transient: true,
     async run(ctx) {
-      const job = await jobContext(ctx);
-      const res = ctx.checkpoint.research as Research;
-      const brief = ctx.checkpoint.brief as Brief;
-      const check = ctx.checkpoint.fact_check as FactCheck;
-      const first = scoreDraft(ctx.checkpoint.draft as Draft, brief, job, res);
+      const job = await jobContext(ctx.db, ctx.resourceId);
+      const res = ctx.output('research');
+      const brief = ctx.output('brief');
+      const check = ctx.output('fact_check');
+      const first = scoreDraft(ctx.output('draft'), brief, job, res);
       const final = scoreDraft(check.draft, brief, job, res);
       const stats = textStats(
         check.draft.markdown.replace(/\[\d+\]/g, ''),
         job.request.language.split('-')[0]!.toLowerCase(),
       );
-      const passes = Array.from(
-        { length: OPTIMIZE_PASS_CAP },
-        (_, i) => ctx.checkpoint[`optimize_${i + 1}`] as { revised: boolean },
-      ).filter((p) => p?.revised).length;
+      const passes = Array.from({ length: OPTIMIZE_PASS_CAP }, (_, i) => ctx.checkpoint[`optimize_${i + 1}`]).filter(
+        (p) => p?.revised,
+      ).length;
       return {
         word_count: check.draft.wordCount,
         word_count_target: job.request.wordCountTarget,
@@ -252,136 +323,85 @@ export function contentPipelines(engine: Engine): Pipeline[] {
         writer: contentWriter().name,
       };
     },
+    persist: (ctx, output) => saveArtifacts(ctx.trx, ctx.resourceId, { review: output }, ctx.now),
   };
 
-  /** Status and stage a step runs under. */
-  const JOB_STAGES: Record<string, [string, string]> = {
-    research: ['researching', 'researching'],
-    brief: ['researching', 'briefing'],
-    draft: ['generating_draft', 'drafting'],
-  };
-  const autopilotStage = (step: string): [string, string] =>
-    step.startsWith('optimize_')
-      ? ['generating_draft', 'optimizing']
-      : ((
-          {
-            research: ['researching', 'researching'],
-            brief: ['researching', 'briefing'],
-            draft: ['generating_draft', 'drafting'],
-            fact_check: ['generating_draft', 'fact_checking'],
-            finalize: ['generating_draft', 'finalizing'],
-          } as Record<string, [string, string]>
-        )[step] ?? ['generating_draft', step]);
-
-  async function beforeStep(ctx: HookContext, [status, stage]: [string, string]) {
-    const row = await ctx.trx
-      .selectFrom('content_jobs')
-      .select(['started_at'])
-      .where('id', '=', ctx.resourceId)
-      .executeTakeFirstOrThrow();
-    await updateContentJob(ctx.trx, ctx.resourceId, { status, stage, started_at: row.started_at ?? ctx.now }, ctx.now);
-  }
-
-  /** Artifacts each step leaves, shared by both pipelines. */
-  async function saveStepArtifacts(ctx: HookContext, step: Step, output: unknown) {
-    if (step.name === 'research') {
-      await saveArtifacts(
+  /** The hooks of a content pipeline: the stage table moves status and stage; the end charges or releases. */
+  const hooks = (kind: 'job' | 'autopilot') => ({
+    async enterStage(ctx: WCtx, stage: ContentStage) {
+      const startedAt = await contentJobStartedAt(ctx.trx, ctx.resourceId);
+      await updateContentJob(
         ctx.trx,
         ctx.resourceId,
-        { research: researchSummary(output as Research), writer: contentWriter().name },
+        { status: CONTENT_STAGES[stage].status, stage, started_at: startedAt ?? ctx.now },
         ctx.now,
       );
-    } else if (step.name === 'brief') {
-      const b = output as Brief;
-      await saveArtifacts(
-        ctx.trx,
-        ctx.resourceId,
-        { outline: b.outline, seo_metadata: b.seoMetadata, entities: b.entities, faqs: b.faqs },
-        ctx.now,
-      );
-    } else if (
-      step.name === 'draft' ||
-      (step.name.startsWith('optimize_') && (output as { revised: boolean }).revised)
-    ) {
-      const { request, client } = await jobContext(ctx);
-      const draft = step.name === 'draft' ? (output as Draft) : (output as { draft: Draft }).draft;
-      await saveArtifacts(
-        ctx.trx,
-        ctx.resourceId,
-        { draft: draftArtifact(draft, request, client), citations: sentenceCitations(draft) },
-        ctx.now,
-      );
-      if (step.name !== 'draft') {
-        await ctx.trx
-          .updateTable('content_jobs')
-          .set((eb) => ({ optimize_passes: eb('optimize_passes', '+', 1), updated_at: ctx.now }))
-          .where('id', '=', ctx.resourceId)
-          .execute();
-      }
-    } else if (step.name === 'fact_check') {
-      const { request, client } = await jobContext(ctx);
-      const c = output as FactCheck;
-      await saveArtifacts(
-        ctx.trx,
-        ctx.resourceId,
-        { draft: draftArtifact(c.draft, request, client), citations: c.citations },
-        ctx.now,
-      );
-    } else if (step.name === 'finalize') {
-      await saveArtifacts(ctx.trx, ctx.resourceId, { review: output }, ctx.now);
-    }
-  }
-
-  const complete = (kind: 'job' | 'autopilot') => async (ctx: HookContext) => {
-    await updateContentJob(
-      ctx.trx,
-      ctx.resourceId,
-      { status: 'completed', stage: kind === 'job' ? 'completed' : 'complete', completed_at: ctx.now },
-      ctx.now,
-    );
-    await engine.usage.chargeOrDefer(ctx.trx, CONTENT_KINDS[kind], ctx.resourceId);
-  };
-  const fail = (kind: 'job' | 'autopilot') => async (ctx: HookContext, message: string) => {
-    await updateContentJob(
-      ctx.trx,
-      ctx.resourceId,
-      { status: 'failed', stage: 'failed', error: message, completed_at: ctx.now },
-      ctx.now,
-    );
-    await engine.usage.release(ctx.trx, CONTENT_KINDS[kind], ctx.resourceId);
-  };
-
-  const jobPipeline: Pipeline = {
-    kind: CONTENT_KINDS.job,
-    steps: [researchStep, briefStep, draftStep],
-    beforeStep: (ctx, step) => beforeStep(ctx, JOB_STAGES[step.name] ?? ['researching', step.name]),
-    async afterStep(ctx, step, _i, output) {
-      await saveStepArtifacts(ctx, step, output);
-      if (step.name !== 'brief') return;
-      const row = (await ctx.trx
-        .selectFrom('content_jobs')
-        .select(['mode'])
-        .where('id', '=', ctx.resourceId)
-        .executeTakeFirstOrThrow()) as Pick<ContentJobRow, 'mode'>;
-      if (row.mode === 'stepped') {
-        await updateContentJob(ctx.trx, ctx.resourceId, { status: 'brief_ready', stage: 'brief_ready' }, ctx.now);
-        return 'pause';
-      }
-      // Auto mode: the brief is approved automatically.
-      await updateContentJob(ctx.trx, ctx.resourceId, { status: 'generating_draft', stage: 'drafting' }, ctx.now);
     },
-    onComplete: complete('job'),
-    onFail: fail('job'),
-  };
+    async onComplete(ctx: WCtx) {
+      const stage = FINAL_STAGE[kind];
+      await updateContentJob(
+        ctx.trx,
+        ctx.resourceId,
+        { status: CONTENT_STAGES[stage].status, stage, completed_at: ctx.now },
+        ctx.now,
+      );
+      await engine.usage.chargeOrDefer(ctx.trx, CONTENT_KINDS[kind], ctx.resourceId);
+    },
+    async onFail(ctx: WCtx, message: string) {
+      await updateContentJob(
+        ctx.trx,
+        ctx.resourceId,
+        { status: 'failed', stage: 'failed', error: message, completed_at: ctx.now },
+        ctx.now,
+      );
+      await engine.usage.release(ctx.trx, CONTENT_KINDS[kind], ctx.resourceId);
+    },
+  });
 
-  const autopilotPipeline: Pipeline = {
+  return { research: research_, brief, saveBrief, draft, optimizePasses, factCheckStep, finalize, hooks };
+}
+
+const partsOf = (engine: Engine) => {
+  let parts = shared.get(engine);
+  if (!parts) shared.set(engine, (parts = contentParts(engine)));
+  return parts;
+};
+
+/**
+ * A content job: research, brief, draft. A stepped job pauses at `brief_ready` after its brief until
+ * approve_content_brief resumes it; an auto job's brief is approved at once.
+ */
+export function contentJobPipeline(engine: Engine): Pipeline {
+  const p = partsOf(engine);
+  return definePipeline<ContentStage, void, ContentOutputs>({
+    kind: CONTENT_KINDS.job,
+    steps: [
+      p.research,
+      {
+        ...p.brief,
+        async persist(ctx: WCtx, output: Brief) {
+          await p.saveBrief(ctx, output);
+          const { mode } = await contentJobById(ctx.trx, ctx.resourceId);
+          if (mode === 'stepped') {
+            await updateContentJob(ctx.trx, ctx.resourceId, { status: 'brief_ready', stage: 'brief_ready' }, ctx.now);
+            return 'pause';
+          }
+          // Auto mode: the brief is approved automatically.
+          await updateContentJob(ctx.trx, ctx.resourceId, { status: 'generating_draft', stage: 'drafting' }, ctx.now);
+        },
+      },
+      p.draft,
+    ],
+    ...p.hooks('job'),
+  });
+}
+
+/** Autopilot: a content job's steps, then optimization passes, a fact check and a review, without a pause. */
+export function autopilotPipeline(engine: Engine): Pipeline {
+  const p = partsOf(engine);
+  return definePipeline<ContentStage, void, ContentOutputs>({
     kind: CONTENT_KINDS.autopilot,
-    steps: [researchStep, briefStep, draftStep, ...optimizeSteps, factCheckStep, finalizeStep],
-    beforeStep: (ctx, step) => beforeStep(ctx, autopilotStage(step.name)),
-    afterStep: async (ctx, step, _i, output) => saveStepArtifacts(ctx, step, output),
-    onComplete: complete('autopilot'),
-    onFail: fail('autopilot'),
-  };
-
-  return [jobPipeline, autopilotPipeline];
+    steps: [p.research, p.brief, p.draft, ...p.optimizePasses, p.factCheckStep, p.finalize],
+    ...p.hooks('autopilot'),
+  });
 }

@@ -3,7 +3,7 @@ import { contentHash, type Analysis } from '../analysis/analysis.ts';
 import type { Extraction } from '../analysis/extract/types.ts';
 import type { Engine } from '../engine.ts';
 import { documentKey } from '../document-key.ts';
-import { PermanentError, RetryableError, type StepContext } from '../runner/types.ts';
+import { PermanentError, RetryableError } from '../runner/types.ts';
 import type { ClientContext, ContentRequest, ImportedPage, Research, ResearchSource } from './types.ts';
 
 /** Researched pages kept per job, and candidates tried to find them. */
@@ -45,7 +45,7 @@ export async function research(
   analysis: Analysis,
   request: ContentRequest,
   client: ClientContext,
-  ctx: StepContext,
+  ctx: { signal: AbortSignal; idempotencyKey(part?: string): string },
 ): Promise<Research> {
   const { providers, limits } = engine;
   const responses: SearchResponse[] = await Promise.all(

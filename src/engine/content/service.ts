@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../errors.ts';
 import type { Principal } from '../auth.ts';
-import type { Engine } from '../engine.ts';
-import type { Db } from '../../store/db.ts';
+import type { EngineServices } from '../engine.ts';
+import type { ReadDb, TxDb } from '../../store/db.ts';
 import type { ClientRow } from '../../store/repos/clients.ts';
-import { getOwnedClient } from '../../store/repos/clients.ts';
+import { requireOwnedClient } from '../clients.ts';
 import {
   CONTENT_KINDS,
   getArtifacts,
@@ -54,19 +54,20 @@ export interface LocationClaim {
  * queued run are written together.
  */
 export async function acceptContent(
-  engine: Engine,
-  trx: Db,
+  engine: EngineServices,
+  trx: TxDb,
   principal: Principal,
   input: {
     kind: 'job' | 'autopilot';
     clientId: string;
-    request: ContentRequest;
+    /** The request with the client's defaults applied (tone, service area). */
+    request: (client: ClientRow) => ContentRequest;
     mode: 'auto' | 'stepped' | null;
     location?: LocationClaim;
   },
 ): Promise<ContentJobRow> {
-  const client = await getOwnedClient(trx, principal.orgId, input.clientId);
-  if (!client) throw new ApiError('not_found', 'No such client.', { field: 'client_id' });
+  const client = await requireOwnedClient(trx, principal.orgId, input.clientId, { field: 'client_id' });
+  const request = input.request(client);
   const loc = input.location;
   if (loc && !loc.allowConflict && (loc.location || loc.lat !== null)) {
     const saved = { name: client.service_area, lat: client.service_lat, lng: client.service_lng };
@@ -87,13 +88,13 @@ export async function acceptContent(
       'service_unavailable',
       'The content queue is full; retry with exponential backoff.',
       { queue_depth: depth },
-      { 'Retry-After': '30' },
+      { retryAfterSeconds: 30 },
     );
   }
   const now = engine.clock.now();
   const id = randomUUID();
   const runKind = CONTENT_KINDS[input.kind];
-  const units = contentUnits(input.kind, input.request.researchPlatforms);
+  const units = contentUnits(input.kind, request.researchPlatforms);
   await engine.usage.reserve(trx, {
     orgId: principal.orgId,
     plan: principal.plan,
@@ -111,9 +112,9 @@ export async function acceptContent(
     mode: input.mode,
     status: 'queued',
     stage: 'queued',
-    topic: input.request.topic,
-    content_type: input.request.pageContract,
-    request: JSON.stringify(input.request),
+    topic: request.topic,
+    content_type: request.pageContract,
+    request: JSON.stringify(request),
     usage_units: units,
     usage_level: impactLevel(principal.plan, units),
     optimize_pass_cap: input.kind === 'autopilot' ? OPTIMIZE_PASS_CAP : 0,
@@ -128,7 +129,7 @@ export async function acceptContent(
 }
 
 export async function requireContentJob(
-  db: Db,
+  db: ReadDb,
   orgId: string,
   id: string,
   kind?: 'job' | 'autopilot',
@@ -139,7 +140,12 @@ export async function requireContentJob(
 }
 
 /** Approves a stepped job's brief: `brief_ready` -> `generating_draft`, and its paused run is resumed. */
-export async function approveBrief(engine: Engine, trx: Db, orgId: string, id: string): Promise<ContentJobRow> {
+export async function approveBrief(
+  engine: EngineServices,
+  trx: TxDb,
+  orgId: string,
+  id: string,
+): Promise<ContentJobRow> {
   const row = await requireContentJob(trx, orgId, id);
   const now = engine.clock.now();
   if (
@@ -162,13 +168,27 @@ export async function approveBrief(engine: Engine, trx: Db, orgId: string, id: s
   return (await getContentJob(trx, orgId, id))!;
 }
 
+/** The organisation's jobs of one kind, newest first; a client filter must name one of its clients. */
 export async function listJobs(
-  db: Db,
+  db: ReadDb,
   orgId: string,
   filter: ContentJobFilter,
   page: { limit: number; offset: number },
 ) {
+  if (filter.clientId) await requireOwnedClient(db, orgId, filter.clientId);
   return listContentJobs(db, orgId, filter, page);
 }
 
-export { getArtifacts };
+/** A job (of the given kind) with its artifacts; 404 for another organisation's. */
+export async function readJobWithArtifacts(db: ReadDb, orgId: string, id: string, kind?: 'job' | 'autopilot') {
+  const row = await requireContentJob(db, orgId, id, kind);
+  return { row, artifacts: await getArtifacts(db, row.id) };
+}
+
+/** The artifacts of a job already read for its organisation. */
+export const readArtifacts = (db: ReadDb, row: ContentJobRow) => getArtifacts(db, row.id);
+
+/** A job the caller just created or replayed, by id. */
+export async function readContentJob(db: ReadDb, orgId: string, id: string): Promise<ContentJobRow> {
+  return requireContentJob(db, orgId, id);
+}

@@ -25,7 +25,7 @@ export function usageImpact(row: Pick<ContentJobRow, 'usage_level'>) {
   return { level: row.usage_level as 'low' | 'standard' | 'high', included: true };
 }
 
-/** The create answer (spec section 2): what a client needs right after acceptance. */
+/** The create answer (docs/api.md §3.1): what a client needs right after acceptance. */
 export function jobCreated(row: ContentJobRow) {
   const request = JSON.parse(row.request) as ContentRequest;
   return {
@@ -38,7 +38,7 @@ export function jobCreated(row: ContentJobRow) {
   };
 }
 
-/** The detail record (API.md section 3): request fields, status, mode, source, progress, usage, error, timestamps. */
+/** The detail record (docs/api.md §3.1): request fields, status, mode, source, progress, usage, error, timestamps. */
 export function jobDetail(row: ContentJobRow) {
   const r = JSON.parse(row.request) as ContentRequest;
   return {
@@ -92,7 +92,7 @@ export function jobRow(row: ContentJobRow) {
   };
 }
 
-/** Autopilot's status view (spec section 2): `charged` and `released` read from the ledger. */
+/** Autopilot's status view (docs/api.md §3.2): `charged` and `released` read from the ledger. */
 export function autopilotStatus(row: ContentJobRow, artifacts: ArtifactsRow | undefined) {
   return {
     job_id: row.id,
@@ -122,7 +122,7 @@ export function autopilotStarted(row: ContentJobRow) {
   };
 }
 
-/** Artifacts (API.md section 3); anything not yet produced is null. */
+/** Artifacts (docs/api.md §3.1); anything not yet produced is null. */
 export function artifactsView(row: ContentJobRow, a: ArtifactsRow | undefined) {
   const research = parse<{
     sources: { id: number; url: string; title: string; platform: string }[];

@@ -1,15 +1,16 @@
 import { iso } from '../../clock.ts';
 import { FetchError, type FetchErrorCode, type FetchedPage, type SearchResult } from '../../providers/types.ts';
-import { OPTIMIZATION_KIND, updateOptimization } from '../../store/repos/optimizations.ts';
+import type { OptimizationStage } from '../../store/schema.ts';
+import { OPTIMIZATION_KIND, optimizationStartedAt, updateOptimization } from '../../store/repos/optimizations.ts';
 import { contentHash } from '../analysis/analysis.ts';
 import type { Extraction } from '../analysis/extract/types.ts';
 import type { DocumentTerms } from '../analysis/terms/types.ts';
 import { SCORING_VERSION, scoreCompetitors, scorePage } from '../analysis/score/index.ts';
 import type { Engine } from '../engine.ts';
 import { documentKey } from '../document-key.ts';
-import { PermanentError, RetryableError, type Pipeline, type StepContext } from '../runner/types.ts';
+import { definePipeline, PermanentError, RetryableError, type Pipeline, type StepContext } from '../runner/types.ts';
 
-interface OptimizationInput {
+export interface OptimizationInput {
   url: string;
   keyword: string;
   language: string;
@@ -42,6 +43,30 @@ interface FetchedDoc {
   terms: DocumentTerms | null;
 }
 
+interface FetchOutput {
+  page: FetchedDoc;
+  competitors: FetchedDoc[];
+}
+
+/** What the score step hands to onComplete: the result and the evidence, written to the optimization row. */
+interface ScoreOutput {
+  result: ReturnType<typeof scorePage> & {
+    competitorCount: number;
+    competitors: { url: string; title: string; position: number | null; wordCount: number; score: number }[];
+    scoringVersion: string;
+  };
+  evidence: Record<string, unknown>;
+}
+
+/** The optimization pipeline's step outputs by step name. */
+type OptimizationOutputs = {
+  search: SearchOutput;
+  fetch: FetchOutput;
+  score: ScoreOutput;
+};
+
+type Ctx = StepContext<OptimizationInput, OptimizationOutputs>;
+
 /** The failed fetch in words, for the saved error of a run whose page could not be fetched. */
 const FAILURE_PHRASE: Record<FetchErrorCode, string> = {
   blocked: 'was blocked by the address policy',
@@ -62,12 +87,7 @@ function isHtml(page: FetchedPage): boolean {
 export function optimizationPipeline(engine: Engine): Pipeline {
   const { providers, analysis, limits } = engine;
 
-  async function fetchDoc(
-    ctx: StepContext,
-    url: string,
-    position: number | null,
-    language: string,
-  ): Promise<FetchedDoc> {
+  async function fetchDoc(ctx: Ctx, url: string, position: number | null, language: string): Promise<FetchedDoc> {
     const base: FetchedDoc = {
       url,
       position,
@@ -103,13 +123,15 @@ export function optimizationPipeline(engine: Engine): Pipeline {
     }
   }
 
-  return {
+  return definePipeline<OptimizationStage, OptimizationInput, OptimizationOutputs>({
     kind: OPTIMIZATION_KIND,
     steps: [
       {
         name: 'search',
-        async run(ctx): Promise<SearchOutput> {
-          const input = ctx.checkpoint.input as OptimizationInput;
+        stage: 'searching',
+        transient: true,
+        async run(ctx) {
+          const { input } = ctx;
           const provider = providers.researchProvider('organic');
           const r = await limits.search.add(() =>
             provider.search(input.keyword, {
@@ -131,9 +153,11 @@ export function optimizationPipeline(engine: Engine): Pipeline {
       },
       {
         name: 'fetch',
+        stage: 'fetching',
+        transient: true,
         async run(ctx) {
-          const input = ctx.checkpoint.input as OptimizationInput;
-          const search = ctx.checkpoint.search as SearchOutput;
+          const { input } = ctx;
+          const search = ctx.output('search');
           const self = documentKey(input.url);
           const seen = new Set([self]);
           const targets = search.results.filter((r) => {
@@ -161,10 +185,13 @@ export function optimizationPipeline(engine: Engine): Pipeline {
       },
       {
         name: 'score',
+        stage: 'scoring',
+        // onComplete writes the result and evidence to the optimization row.
+        transient: true,
         async run(ctx) {
-          const input = ctx.checkpoint.input as OptimizationInput;
-          const search = ctx.checkpoint.search as SearchOutput;
-          const fetched = ctx.checkpoint.fetch as { page: FetchedDoc; competitors: FetchedDoc[] };
+          const { input } = ctx;
+          const search = ctx.output('search');
+          const fetched = ctx.output('fetch');
           const used = fetched.competitors.filter((c) => c.ok);
           if (used.length === 0) {
             throw new PermanentError(
@@ -243,35 +270,18 @@ export function optimizationPipeline(engine: Engine): Pipeline {
         },
       },
     ],
-    async beforeStep(ctx, step) {
-      const stage = { search: 'searching', fetch: 'fetching', score: 'scoring' }[step.name] ?? step.name;
-      const row = await ctx.trx
-        .selectFrom('optimizations')
-        .select('started_at')
-        .where('id', '=', ctx.resourceId)
-        .executeTakeFirstOrThrow();
+    async enterStage(ctx, stage) {
+      const startedAt = await optimizationStartedAt(ctx.trx, ctx.resourceId);
       await updateOptimization(
         ctx.trx,
         ctx.resourceId,
-        { status: 'running', stage, started_at: row.started_at ?? ctx.now },
+        { status: 'running', stage, started_at: startedAt ?? ctx.now },
         ctx.now,
       );
     },
     async onComplete(ctx) {
-      const out = ctx.checkpoint.score as {
-        result: Record<string, unknown> & {
-          rankabilityScore: number;
-          sourceWordCount: number;
-          competitorCount: number;
-        };
-        evidence: unknown;
-      };
-      const row = await ctx.trx
-        .selectFrom('optimizations')
-        .select('started_at')
-        .where('id', '=', ctx.resourceId)
-        .executeTakeFirstOrThrow();
-      const duration = ctx.now - (row.started_at ?? ctx.now);
+      const out = ctx.output('score');
+      const duration = ctx.now - ((await optimizationStartedAt(ctx.trx, ctx.resourceId)) ?? ctx.now);
       await updateOptimization(
         ctx.trx,
         ctx.resourceId,
@@ -284,7 +294,7 @@ export function optimizationPipeline(engine: Engine): Pipeline {
           competitor_count: out.result.competitorCount,
           duration_ms: duration,
           result: JSON.stringify({ ...out.result, duration }),
-          evidence: JSON.stringify({ ...(out.evidence as object), completedAt: iso(ctx.now) }),
+          evidence: JSON.stringify({ ...out.evidence, completedAt: iso(ctx.now) }),
         },
         ctx.now,
       );
@@ -299,5 +309,5 @@ export function optimizationPipeline(engine: Engine): Pipeline {
       );
       await engine.usage.release(ctx.trx, OPTIMIZATION_KIND, ctx.resourceId);
     },
-  };
+  });
 }

@@ -1,9 +1,9 @@
 import { ulid } from 'ulid';
 import { ApiError } from '../../errors.ts';
 import type { Principal } from '../auth.ts';
-import type { Engine } from '../engine.ts';
-import type { Db } from '../../store/db.ts';
-import { getOwnedClient } from '../../store/repos/clients.ts';
+import type { EngineServices } from '../engine.ts';
+import type { ReadDb, TxDb } from '../../store/db.ts';
+import { requireOwnedClient } from '../clients.ts';
 import {
   getOptimization,
   insertOptimization,
@@ -13,6 +13,7 @@ import {
 } from '../../store/repos/optimizations.ts';
 import { insertRun } from '../../store/repos/runs.ts';
 import { BASE_UNITS } from '../usage.ts';
+import type { OptimizationInput } from './pipeline.ts';
 import { optimizationProgress, optimizationView, type OptimizationView } from './views.ts';
 
 export interface StartOptimization {
@@ -25,24 +26,17 @@ export interface StartOptimization {
 const TERMINAL = new Set(['complete', 'failed']);
 
 /** Accepts an optimization inside the caller's transaction: the row, its reservation and its queued run together. */
-export async function startOptimization(engine: Engine, trx: Db, principal: Principal, input: StartOptimization) {
-  if (input.client_id && !(await getOwnedClient(trx, principal.orgId, input.client_id))) {
-    throw new ApiError('not_found', 'No such client.', { field: 'client_id' });
-  }
+export async function startOptimization(
+  engine: EngineServices,
+  trx: TxDb,
+  principal: Principal,
+  input: StartOptimization,
+) {
+  if (input.client_id) await requireOwnedClient(trx, principal.orgId, input.client_id, { field: 'client_id' });
   const now = engine.clock.now();
   const id = `opt_${ulid(now)}`;
-  await insertOptimization(
-    trx,
-    {
-      id,
-      org_id: principal.orgId,
-      client_id: input.client_id ?? null,
-      url: input.url,
-      keyword: input.keyword,
-      language: input.language,
-    },
-    now,
-  );
+  const runInput: OptimizationInput = { url: input.url, keyword: input.keyword, language: input.language };
+  await insertOptimization(trx, { id, org_id: principal.orgId, client_id: input.client_id ?? null, ...runInput }, now);
   await engine.usage.reserve(trx, {
     orgId: principal.orgId,
     plan: principal.plan,
@@ -51,79 +45,80 @@ export async function startOptimization(engine: Engine, trx: Db, principal: Prin
     resourceKind: OPTIMIZATION_KIND,
     resourceId: id,
   });
-  const run = await insertRun(
+  await insertRun(
     trx,
-    { kind: OPTIMIZATION_KIND, resourceId: id, orgId: principal.orgId, maxAttempts: engine.settings.maxAttempts },
+    {
+      kind: OPTIMIZATION_KIND,
+      resourceId: id,
+      orgId: principal.orgId,
+      maxAttempts: engine.settings.maxAttempts,
+      input: runInput,
+    },
     now,
   );
-  await trx
-    .updateTable('runs')
-    .set({
-      checkpoint: JSON.stringify({ input: { url: input.url, keyword: input.keyword, language: input.language } }),
-    })
-    .where('id', '=', run.id)
-    .execute();
-  return readOptimization(engine, trx, principal.orgId, id, 'status');
+  return readOptimization(trx, principal.orgId, id, 'status');
 }
 
-export async function readOptimization(engine: Engine, db: Db, orgId: string, id: string, view: OptimizationView) {
+export async function readOptimization(db: ReadDb, orgId: string, id: string, view: OptimizationView) {
   const row = await getOptimization(db, orgId, id);
   if (!row) throw new ApiError('not_found', 'No such optimization.');
   return optimizationView(row, view);
 }
 
-/** Waits up to `seconds` for the run's status to move from `fromStatus` (or end), then answers the current view. */
+/** Waits up to `seconds` for the run's status to move (or end), then answers the current view. */
 export async function waitForOptimization(
-  engine: Engine,
+  engine: EngineServices,
+  db: ReadDb,
   orgId: string,
   id: string,
   view: OptimizationView,
   seconds: number,
   signal?: AbortSignal,
 ) {
-  const first = await getOptimization(engine.db, orgId, id);
+  const first = await getOptimization(db, orgId, id);
   if (!first) throw new ApiError('not_found', 'No such optimization.');
   if (seconds > 0 && !TERMINAL.has(first.status)) {
     await engine.changes.waitFor(
       OPTIMIZATION_KIND,
       id,
-      async () => (await getOptimization(engine.db, orgId, id))?.status !== first.status,
+      async () => (await getOptimization(db, orgId, id))?.status !== first.status,
       seconds * 1000,
       signal,
     );
   }
-  return readOptimization(engine, engine.db, orgId, id, view);
+  return readOptimization(db, orgId, id, view);
 }
 
 /**
- * Follows a run until it ends (or `maxMs`), reporting each stage it reaches; answers the record as it then is.
- * For MCP callers that sent a progress token.
+ * Follows a run until it ends (or `maxMs` of the engine's clock), reporting each stage it reaches; answers the record
+ * as it then is. For MCP callers that sent a progress token.
  */
 export async function followOptimization(
-  engine: Engine,
+  engine: EngineServices,
+  db: ReadDb,
   orgId: string,
   id: string,
   report: (p: number, total: number, message: string) => Promise<void>,
   maxMs: number,
   signal?: AbortSignal,
 ) {
-  const deadline = Date.now() + maxMs;
+  const deadline = engine.clock.now() + maxMs;
   let last = '';
   for (;;) {
-    const row = await getOptimization(engine.db, orgId, id);
+    const row = await getOptimization(db, orgId, id);
     if (!row) throw new ApiError('not_found', 'No such optimization.');
     const p = optimizationProgress(row);
     if (p.message !== last) {
       last = p.message;
       await report(p.progress, p.total, p.message);
     }
-    const remaining = deadline - Date.now();
+    const remaining = deadline - engine.clock.now();
     if (TERMINAL.has(row.status) || remaining <= 0 || signal?.aborted) return optimizationView(row, 'status');
     await engine.changes.waitFor(
       OPTIMIZATION_KIND,
       id,
       async () => {
-        const now = await getOptimization(engine.db, orgId, id);
+        const now = await getOptimization(db, orgId, id);
         return !!now && optimizationProgress(now).message !== last;
       },
       remaining,
@@ -132,12 +127,14 @@ export async function followOptimization(
   }
 }
 
+/** The organisation's optimizations, newest first; a `clientId` filter must name one of its clients. */
 export async function listOptimizationViews(
-  engine: Engine,
+  db: ReadDb,
   orgId: string,
   filter: OptimizationFilter,
   page: { limit: number; offset: number },
 ) {
-  const { rows, total } = await listOptimizations(engine.db, orgId, filter, page);
+  if (filter.clientId) await requireOwnedClient(db, orgId, filter.clientId);
+  const { rows, total } = await listOptimizations(db, orgId, filter, page);
   return { rows: rows.map((r) => optimizationView(r, 'summary')), total };
 }

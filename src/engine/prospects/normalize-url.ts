@@ -1,5 +1,5 @@
 /**
- * Prospect URL normalisation (RELIABILITY F.63-F.72). Two outputs with two jobs:
+ * Prospect URL normalisation (docs/reliability.md F.63-F.72). Two outputs with two jobs:
  *
  * - `canonical`: the URL stored and shown. Only changes that keep it pointing at the same resource, plus removal of
  *   noise: lower-case scheme and host, IDN as punycode (WHATWG URL), default port dropped, dot segments resolved,

@@ -19,7 +19,7 @@ import {
   updateProspectItem,
   type ProspectListRow,
 } from '../../store/repos/prospects.ts';
-import type { Engine } from '../engine.ts';
+import type { EngineServices } from '../engine.ts';
 import type { EngineProviders } from '../providers.ts';
 import { normalizeProspectUrl, type NormalizeResult } from './normalize-url.ts';
 import { prospectItemView, prospectListView, type ProspectItemView, type ProspectListView } from './views.ts';
@@ -81,7 +81,12 @@ export interface CreateList {
   opportunity_type: OpportunityType | null;
 }
 
-export async function createList(engine: Engine, trx: Db, orgId: string, input: CreateList): Promise<ProspectListView> {
+export async function createList(
+  engine: EngineServices,
+  trx: Db,
+  orgId: string,
+  input: CreateList,
+): Promise<ProspectListView> {
   await requireClient(trx, orgId, input.client_id);
   const row = await insertProspectList(
     trx,
@@ -121,7 +126,7 @@ export interface SaveProspect {
  * (`created: false`): a save never overwrites; changes go through update.
  */
 export async function saveProspect(
-  engine: Engine,
+  engine: EngineServices,
   trx: Db,
   orgId: string,
   input: SaveProspect,
@@ -168,7 +173,7 @@ export interface UpdateProspect {
  * as it is and moves no timestamp; a real change moves the item's and the list's `updated_at`.
  */
 export async function updateProspect(
-  engine: Engine,
+  engine: EngineServices,
   trx: Db,
   orgId: string,
   input: UpdateProspect,
@@ -191,7 +196,7 @@ export async function updateProspect(
  * one is a 409 `confirmation_mismatch`; a URL matching nothing in the list is a 404.
  */
 export async function deleteProspect(
-  engine: Engine,
+  engine: EngineServices,
   trx: Db,
   orgId: string,
   input: { client_id: string; list_id: string; url: string },

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../logger.ts';
-import { immediate, type Db } from '../../store/db.ts';
+import { immediate, type Db, type TxDb } from '../../store/db.ts';
 import {
   claimRun,
   countExpiredLeases,
@@ -12,7 +12,14 @@ import {
   type RunRow,
 } from '../../store/repos/runs.ts';
 import { ProviderError } from '../../providers/types.ts';
-import { PermanentError, RetryableError, type HookContext, type Pipeline } from './types.ts';
+import {
+  keptCheckpoint,
+  PermanentError,
+  RetryableError,
+  type CheckpointReader,
+  type Pipeline,
+  type WriteContext,
+} from './types.ts';
 
 export interface RunnerOptions {
   db: Db;
@@ -32,13 +39,20 @@ export interface RunnerOptions {
   onChange?: (kind: string, resourceId: string) => void;
 }
 
-/** The client-safe text of a step failure, and whether another attempt may succeed. */
-function classify(err: unknown, stepName: string): { message: string; retryable: boolean } {
-  if (err instanceof PermanentError) return { message: err.message, retryable: false };
-  if (err instanceof RetryableError) return { message: err.message, retryable: true };
-  if (err instanceof ProviderError) return { message: `${stepName}: ${err.message}`, retryable: err.retryable };
-  return { message: `${stepName} failed with an internal error`, retryable: true };
+/**
+ * The client-safe text of a step failure, whether another attempt may succeed, and the least time to wait before it
+ * (a provider's Retry-After).
+ */
+function classify(err: unknown, stepName: string): { message: string; retryable: boolean; waitMs: number } {
+  if (err instanceof PermanentError) return { message: err.message, retryable: false, waitMs: 0 };
+  if (err instanceof RetryableError) return { message: err.message, retryable: true, waitMs: err.retryAfterMs ?? 0 };
+  if (err instanceof ProviderError)
+    return { message: `${stepName}: ${err.message}`, retryable: err.retryable, waitMs: err.retryAfterMs ?? 0 };
+  return { message: `${stepName} failed with an internal error`, retryable: true, waitMs: 0 };
 }
+
+/** The longest a run waits between attempts. */
+const MAX_RETRY_DELAY_MS = 600_000;
 
 class LeaseLost extends Error {}
 
@@ -59,12 +73,29 @@ export function createRunner(opts: RunnerOptions) {
   let ticking: Promise<void> | null = null;
   const idleWaiters: Array<() => void> = [];
 
-  const hookCtx = (trx: Db, run: RunRow, checkpoint: Record<string, unknown>): HookContext => ({
+  /** The typed reads of a checkpoint: its input and the outputs of the steps already finished. */
+  const reader = (
+    run: RunRow,
+    checkpoint: Record<string, unknown>,
+  ): CheckpointReader<unknown, Record<string, unknown>> => ({
+    input: checkpoint.input,
+    checkpoint,
+    output(name) {
+      if (!(name in checkpoint)) throw new Error(`${run.kind} run ${run.id}: step ${name} has no output yet`);
+      return checkpoint[name];
+    },
+  });
+
+  const writeCtx = (
+    trx: TxDb,
+    run: RunRow,
+    checkpoint: Record<string, unknown>,
+  ): WriteContext<unknown, Record<string, unknown>> => ({
+    ...reader(run, checkpoint),
     trx,
     runId: run.id,
     resourceId: run.resource_id,
     orgId: run.org_id,
-    checkpoint,
     now: clock.now(),
   });
 
@@ -74,7 +105,7 @@ export function createRunner(opts: RunnerOptions) {
   async function fenced(
     run: RunRow,
     lease: Lease,
-    work: (trx: Db) => Promise<void>,
+    work: (trx: TxDb) => Promise<void>,
     patch: Parameters<typeof updateLeasedRun>[2],
   ) {
     await immediate(db, async (trx) => {
@@ -91,8 +122,9 @@ export function createRunner(opts: RunnerOptions) {
     checkpoint: Record<string, unknown>,
     message: string,
   ) {
-    await fenced(run, lease, (trx) => pipeline.onFail(hookCtx(trx, run, checkpoint), message), {
+    await fenced(run, lease, (trx) => pipeline.onFail(writeCtx(trx, run, checkpoint), message), {
       state: 'failed',
+      checkpoint: JSON.stringify(keptCheckpoint(pipeline, checkpoint)),
       last_error: message,
       lease_owner: null,
       lease_expires_at: null,
@@ -116,8 +148,9 @@ export function createRunner(opts: RunnerOptions) {
     renew.unref();
     try {
       if (!step) {
-        await fenced(run, lease, (trx) => pipeline.onComplete(hookCtx(trx, run, checkpoint)), {
+        await fenced(run, lease, (trx) => pipeline.onComplete(writeCtx(trx, run, checkpoint)), {
           state: 'done',
+          checkpoint: JSON.stringify(keptCheckpoint(pipeline, checkpoint)),
           lease_owner: null,
           lease_expires_at: null,
         });
@@ -134,17 +167,16 @@ export function createRunner(opts: RunnerOptions) {
         );
         return;
       }
-      if (pipeline.beforeStep) {
-        await fenced(run, lease, (trx) => pipeline.beforeStep!(hookCtx(trx, run, checkpoint), step, run.step), {});
-      }
+      await fenced(run, lease, (trx) => pipeline.enterStage(writeCtx(trx, run, checkpoint), step.stage), {});
       let output: unknown;
       try {
         output = await step.run({
+          ...reader(run, checkpoint),
           runId: run.id,
           resourceId: run.resource_id,
           orgId: run.org_id,
           attempt: run.attempts,
-          checkpoint,
+          lastAttempt: run.attempts >= maxAttempts,
           signal: abort.signal,
           db,
           idempotencyKey: (part) => `${run.id}:${step.name}${part ? `:${part}` : ''}`,
@@ -161,12 +193,14 @@ export function createRunner(opts: RunnerOptions) {
           });
           return;
         }
-        const { message, retryable } = classify(err, step.name);
+        const { message, retryable, waitMs } = classify(err, step.name);
         logger.warn({ err, runId: run.id, kind: run.kind, step: step.name, attempt: run.attempts }, 'step failed');
         if (!retryable || run.attempts >= maxAttempts) {
           await fail(run, lease, pipeline, checkpoint, message);
         } else {
-          const delay = Math.min(600_000, opts.retryBaseMs * 2 ** (run.attempts - 1));
+          // Exponential backoff, never sooner than the provider asked.
+          const backoff = opts.retryBaseMs * 2 ** (run.attempts - 1);
+          const delay = Math.min(MAX_RETRY_DELAY_MS, Math.max(backoff, waitMs));
           await fenced(run, lease, async () => undefined, {
             run_after: clock.now() + delay,
             last_error: message,
@@ -178,21 +212,21 @@ export function createRunner(opts: RunnerOptions) {
       }
       const next = { ...checkpoint, [step.name]: output ?? null };
       const last = run.step + 1 >= pipeline.steps.length;
-      let paused = false;
       await immediate(db, async (trx) => {
         if (!(await updateLeasedRun(trx, lease, {}, clock.now()))) throw new LeaseLost();
-        const ctx = hookCtx(trx, run, next);
-        paused = (await pipeline.afterStep?.(ctx, step, run.step, output)) === 'pause';
-        if (last && !paused) await pipeline.onComplete(ctx);
+        const ctx = writeCtx(trx, run, next);
+        const paused = (await step.persist?.(ctx, output)) === 'pause';
+        const done = last && !paused;
+        if (done) await pipeline.onComplete(ctx);
         await updateLeasedRun(
           trx,
           lease,
           {
-            state: last && !paused ? 'done' : paused ? 'waiting' : 'pending',
+            state: done ? 'done' : paused ? 'waiting' : 'pending',
             step: run.step + 1,
             attempts: 0,
             run_after: clock.now(),
-            checkpoint: JSON.stringify(next),
+            checkpoint: JSON.stringify(done ? keptCheckpoint(pipeline, next) : next),
             last_error: null,
             lease_owner: null,
             lease_expires_at: null,

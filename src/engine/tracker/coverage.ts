@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.ts';
+import type { EngineServices } from '../engine.ts';
 import { providerFor } from './pipeline.ts';
 import type { TrackerPlatform } from './types.ts';
 
@@ -22,7 +22,7 @@ export interface Coverage {
  * did not include it, or it failed in that run.
  */
 export function coverage(
-  engine: Engine,
+  engine: EngineServices,
   expected: readonly TrackerPlatform[],
   present: readonly TrackerPlatform[],
   run: { platforms: readonly TrackerPlatform[] } | null | 'per_platform',

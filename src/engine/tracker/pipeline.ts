@@ -6,13 +6,21 @@ import {
   advanceLatest,
   putResults,
   putSummary,
+  scanProgress,
   summariesOf,
   TRACKER_SCAN_KIND,
   updateScan,
   type TrackerSummaryRow,
 } from '../../store/repos/tracker.ts';
-import type { Engine } from '../engine.ts';
-import type { HookContext, Pipeline, Step, StepContext } from '../runner/types.ts';
+import type { Engine, EngineServices } from '../engine.ts';
+import {
+  definePipeline,
+  RetryableError,
+  type Pipeline,
+  type StepContext,
+  type StepDef,
+  type WriteContext,
+} from '../runner/types.ts';
 import { brandMatcher } from './match.ts';
 import { measureAnswer, measureOrganic, topCited, type Measured } from './measure.ts';
 import { denominators, overallSpi, platformSpi, tally } from './spi.ts';
@@ -26,10 +34,18 @@ import {
   type TrackerPlatform,
 } from './types.ts';
 
-const FINALIZE = 'finalize';
+/** A scan measures each platform in turn, then finalizes; the scan row has no stage column, so stages are not stored. */
+type TrackerStage = 'measuring' | 'finalizing';
+
+type FinalizeOutput = Awaited<ReturnType<typeof finalizeFrom>>;
+
+/** The scan pipeline's step outputs: one per platform (null when the scan does not measure it), then finalize. */
+type ScanOutputs = { [P in TrackerPlatform]: PlatformOutput | null } & { finalize: FinalizeOutput };
+
+type Ctx = StepContext<ScanInput, ScanOutputs>;
 
 /** The provider that serves a platform now, or null (missing coverage, never a zero). */
-export function providerFor(engine: Engine, platform: TrackerPlatform): SearchProvider | AnswerEngine | null {
+export function providerFor(engine: EngineServices, platform: TrackerPlatform): SearchProvider | AnswerEngine | null {
   if (isAnswerPlatform(platform)) return engine.providers.answerEngines[platform] ?? null;
   try {
     return engine.providers.researchProvider('organic');
@@ -40,7 +56,7 @@ export function providerFor(engine: Engine, platform: TrackerPlatform): SearchPr
 }
 
 /** The platforms among `platforms` that have a configured provider now. */
-export function configuredPlatforms(engine: Engine, platforms: readonly TrackerPlatform[]): TrackerPlatform[] {
+export function configuredPlatforms(engine: EngineServices, platforms: readonly TrackerPlatform[]): TrackerPlatform[] {
   return platforms.filter((p) => providerFor(engine, p) !== null);
 }
 
@@ -69,6 +85,25 @@ export function summarize(runId: string, projectId: string, out: PlatformOutput,
   };
 }
 
+async function finalizeFrom(db: Db, runId: string) {
+  const summaries = await summariesOf(db, runId);
+  const status = scanStatus(summaries);
+  const usable = summaries.filter((s) => s.status !== 'failed');
+  const overall = overallSpi(usable);
+  const scores = Object.fromEntries(
+    summaries.map((s) => [
+      s.platform,
+      { status: s.status, spi: s.spi, measured_at: s.measured_at, denominators: denominators(s) },
+    ]),
+  );
+  return {
+    status,
+    spi: overall.spi,
+    scores,
+    errors: summaries.filter((s) => s.status === 'failed').map((s) => `${s.platform}: ${s.error ?? 'failed'}`),
+  };
+}
+
 /** A scan's status from its platforms: all complete → complete, all failed → failed, otherwise partial. */
 export function scanStatus(summaries: ReadonlyArray<{ status: string }>): TrackerScanStatus {
   if (summaries.length === 0) return 'failed';
@@ -87,12 +122,13 @@ export function trackerScanPipeline(engine: Engine): Pipeline {
   const { limits, clock, logger } = engine;
 
   async function measureOne(
-    ctx: StepContext,
+    ctx: Ctx,
     input: ScanInput,
     platform: TrackerPlatform,
     provider: SearchProvider | AnswerEngine,
     index: number,
     mentions: (t: string) => boolean,
+    retries: ProviderError[],
   ): Promise<QueryMeasurement> {
     const query = input.queries[index]!;
     const base = { query_index: index, query };
@@ -120,6 +156,7 @@ export function trackerScanPipeline(engine: Engine): Pipeline {
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       logger.warn({ err, runId: ctx.runId, platform, query }, 'tracker query failed');
+      if (err instanceof ProviderError && err.retryable) retries.push(err);
       return {
         ...base,
         status: 'failed',
@@ -133,11 +170,14 @@ export function trackerScanPipeline(engine: Engine): Pipeline {
     }
   }
 
-  function platformStep(platform: TrackerPlatform): Step {
+  function platformStep<P extends TrackerPlatform>(platform: P): StepDef<TrackerStage, ScanInput, ScanOutputs, P> {
     return {
       name: platform,
-      async run(ctx): Promise<PlatformOutput | null> {
-        const input = ctx.checkpoint.input as ScanInput;
+      stage: 'measuring',
+      // Each platform's results and summary are written when its step finishes.
+      transient: true,
+      async run(ctx: Ctx): Promise<PlatformOutput | null> {
+        const { input } = ctx;
         if (!input.platforms.includes(platform)) return null;
         const provider = providerFor(engine, platform);
         if (!provider) {
@@ -161,83 +201,66 @@ export function trackerScanPipeline(engine: Engine): Pipeline {
           };
         }
         const mentions = brandMatcher(input.brand_names, input.domain);
+        const retries: ProviderError[] = [];
         const results = await Promise.all(
-          input.queries.map((_, i) => measureOne(ctx, input, platform, provider, i, mentions)),
+          input.queries.map((_, i) => measureOne(ctx, input, platform, provider, i, mentions, retries)),
         );
         ctx.signal.throwIfAborted();
+        // A transient provider failure (rate limit, outage) measures the platform again later, as one retried step,
+        // until the last attempt, which records what failed: each query is asked at most AGENT_API_MAX_ATTEMPTS times.
+        if (retries.length > 0 && !ctx.lastAttempt) {
+          throw new RetryableError(`${platform}: ${retries.length} of ${results.length} queries failed for now`, {
+            retryAfterMs: Math.max(0, ...retries.map((e) => e.retryAfterMs ?? 0)),
+          });
+        }
         return { platform, provider: provider.name, results };
+      },
+      async persist(ctx, out) {
+        if (out === null) return;
+        const { input } = ctx;
+        await putResults(
+          ctx.trx,
+          out.results.map((r) => ({
+            run_id: ctx.resourceId,
+            platform: out.platform,
+            query_index: r.query_index,
+            project_id: input.project_id,
+            query: r.query,
+            status: r.status,
+            position: r.position,
+            brand_mentioned: r.brand_mentioned ? 1 : 0,
+            brand_cited: r.brand_cited ? 1 : 0,
+            cited_urls: JSON.stringify(r.cited_urls),
+            measured_at: r.measured_at,
+            error: r.error,
+          })),
+        );
+        await putSummary(ctx.trx, summarize(ctx.resourceId, input.project_id, out, ctx.now));
       },
     };
   }
 
-  async function finalizeFrom(db: Db, runId: string) {
-    const summaries = await summariesOf(db, runId);
-    const status = scanStatus(summaries);
-    const usable = summaries.filter((s) => s.status !== 'failed');
-    const overall = overallSpi(usable);
-    const scores = Object.fromEntries(
-      summaries.map((s) => [
-        s.platform,
-        { status: s.status, spi: s.spi, measured_at: s.measured_at, denominators: denominators(s) },
-      ]),
-    );
-    return {
-      status,
-      spi: overall.spi,
-      scores,
-      errors: summaries.filter((s) => s.status === 'failed').map((s) => `${s.platform}: ${s.error ?? 'failed'}`),
-    };
-  }
-
-  async function markRunning(ctx: HookContext) {
-    const row = await ctx.trx
-      .selectFrom('tracker_scans')
-      .select(['status', 'started_at'])
-      .where('id', '=', ctx.resourceId)
-      .executeTakeFirstOrThrow();
+  async function markRunning(ctx: WriteContext<ScanInput, ScanOutputs>) {
+    const row = await scanProgress(ctx.trx, ctx.resourceId);
     if (row.status === 'queued')
       await updateScan(ctx.trx, ctx.resourceId, { status: 'running', started_at: row.started_at ?? ctx.now }, ctx.now);
   }
 
-  return {
+  const finalize: StepDef<TrackerStage, ScanInput, ScanOutputs, 'finalize'> = {
+    name: 'finalize',
+    stage: 'finalizing',
+    transient: true,
+    // Reads only: the summaries were written as each platform finished; onComplete applies the outcome.
+    run: async (ctx) => finalizeFrom(ctx.db, ctx.resourceId),
+  };
+
+  return definePipeline<TrackerStage, ScanInput, ScanOutputs>({
     kind: TRACKER_SCAN_KIND,
-    steps: [
-      ...TRACKER_PLATFORMS.map(platformStep),
-      {
-        name: FINALIZE,
-        // Reads only: the summaries were written as each platform finished; onComplete applies the outcome.
-        run: async (ctx) => finalizeFrom(ctx.db, ctx.resourceId),
-      },
-    ],
-    async beforeStep(ctx) {
-      await markRunning(ctx);
-    },
-    async afterStep(ctx, step, _index, output) {
-      if (step.name === FINALIZE || output === null || output === undefined) return;
-      const out = output as PlatformOutput;
-      const input = ctx.checkpoint.input as ScanInput;
-      await putResults(
-        ctx.trx,
-        out.results.map((r) => ({
-          run_id: ctx.resourceId,
-          platform: out.platform,
-          query_index: r.query_index,
-          project_id: input.project_id,
-          query: r.query,
-          status: r.status,
-          position: r.position,
-          brand_mentioned: r.brand_mentioned ? 1 : 0,
-          brand_cited: r.brand_cited ? 1 : 0,
-          cited_urls: JSON.stringify(r.cited_urls),
-          measured_at: r.measured_at,
-          error: r.error,
-        })),
-      );
-      await putSummary(ctx.trx, summarize(ctx.resourceId, input.project_id, out, ctx.now));
-    },
+    steps: [...TRACKER_PLATFORMS.map(platformStep), finalize],
+    enterStage: (ctx) => markRunning(ctx),
     async onComplete(ctx) {
-      const input = ctx.checkpoint.input as ScanInput;
-      const out = ctx.checkpoint[FINALIZE] as Awaited<ReturnType<typeof finalizeFrom>>;
+      const { input } = ctx;
+      const out = ctx.output('finalize');
       const failed = out.status === 'failed';
       await updateScan(
         ctx.trx,
@@ -265,5 +288,5 @@ export function trackerScanPipeline(engine: Engine): Pipeline {
       await updateScan(ctx.trx, ctx.resourceId, { status: 'failed', error: message, completed_at: ctx.now }, ctx.now);
       await engine.usage.release(ctx.trx, TRACKER_SCAN_KIND, ctx.resourceId);
     },
-  };
+  });
 }

@@ -5,7 +5,8 @@ import {
   summariesOf,
   type LatestSummaryRow,
 } from '../../store/repos/tracker.ts';
-import type { Engine } from '../engine.ts';
+import type { EngineServices } from '../engine.ts';
+import type { ReadDb } from '../../store/db.ts';
 import { coverage } from './coverage.ts';
 import { requireProject } from './service.ts';
 import type { TrackerPlatform } from './types.ts';
@@ -27,13 +28,13 @@ const DESCRIPTIONS: Record<SnapshotMethod, string> = {
  * `platforms` and listed in `coverage.missing` with its reason, never reported as zero.
  */
 export async function readResults(
-  engine: Engine,
+  engine: EngineServices,
+  db: ReadDb,
   orgId: string,
   projectId: string,
   method: SnapshotMethod,
   only?: TrackerPlatform,
 ) {
-  const db = engine.db;
   const project = await requireProject(db, orgId, projectId);
   const expected = (JSON.parse(project.platforms) as TrackerPlatform[]).filter((p) => !only || p === only);
   const latestRun = await newestFinishedScan(db, project.id);

@@ -1,7 +1,15 @@
 import { iso } from '../../clock.ts';
 import { ANSWER_PLATFORMS } from '../../providers/types.ts';
-import { latestSummaries, listProjects, newestFinishedScan, type LatestSummaryRow } from '../../store/repos/tracker.ts';
-import type { Engine } from '../engine.ts';
+import {
+  clientProjects,
+  latestSummaries,
+  listProjects,
+  newestFinishedScan,
+  pooledLatestTotals,
+  type LatestSummaryRow,
+} from '../../store/repos/tracker.ts';
+import type { EngineServices } from '../engine.ts';
+import type { ReadDb } from '../../store/db.ts';
 import { coverage } from './coverage.ts';
 import { isOnDomain } from './match.ts';
 import { requireClient } from './service.ts';
@@ -16,12 +24,12 @@ const rate = (n: number, d: number) => (d > 0 ? Math.round((n / d) * 1000) / 100
  * its latest_per_platform snapshot, with denominators and coverage, plus the pooled SPI of every project in scope.
  */
 export async function readSummary(
-  engine: Engine,
+  engine: EngineServices,
+  db: ReadDb,
   orgId: string,
   clientId: string | undefined,
   page: { limit: number; offset: number },
 ) {
-  const db = engine.db;
   if (clientId) await requireClient(db, orgId, clientId);
   const { rows, total } = await listProjects(db, orgId, { clientId }, page);
   const [latest, finished, pooled] = await Promise.all([
@@ -30,7 +38,7 @@ export async function readSummary(
       rows.map((r) => r.id),
     ),
     Promise.all(rows.map((r) => newestFinishedScan(db, r.id))),
-    pooledTotals(engine, orgId, clientId),
+    pooledTotals(db, orgId, clientId),
   ]);
   const byProject = new Map<string, LatestSummaryRow[]>();
   for (const s of latest) byProject.set(s.project_id, [...(byProject.get(s.project_id) ?? []), s]);
@@ -78,22 +86,8 @@ export async function readSummary(
 }
 
 /** The pooled SPI over every project in scope (one aggregate read over the latest pointers). */
-async function pooledTotals(engine: Engine, orgId: string, clientId: string | undefined) {
-  let q = engine.db
-    .selectFrom('tracker_latest as l')
-    .innerJoin('tracker_projects as p', 'p.id', 'l.project_id')
-    .innerJoin('tracker_platform_summaries as s', (j) =>
-      j.onRef('s.run_id', '=', 'l.run_id').onRef('s.platform', '=', 'l.platform'),
-    )
-    .select((eb) => [
-      eb.fn.coalesce(eb.fn.sum<number>('s.measured'), eb.lit(0)).as('measured'),
-      eb.fn.coalesce(eb.fn.sum<number>('s.present'), eb.lit(0)).as('present'),
-      eb.fn.coalesce(eb.fn.sum<number>('s.weight_sum'), eb.lit(0)).as('weight'),
-      eb.fn.count<number>('l.project_id').distinct().as('projects'),
-    ])
-    .where('p.org_id', '=', orgId);
-  if (clientId) q = q.where('p.client_id', '=', clientId);
-  const r = await q.executeTakeFirstOrThrow();
+async function pooledTotals(db: ReadDb, orgId: string, clientId: string | undefined) {
+  const r = await pooledLatestTotals(db, orgId, clientId);
   const measured = Number(r.measured);
   return {
     spi: measured > 0 ? Math.round((1000 * Number(r.weight)) / measured) / 10 : null,
@@ -105,15 +99,9 @@ async function pooledTotals(engine: Engine, orgId: string, clientId: string | un
  * A client's AI visibility: per AI platform, how many measured answers mention and cite the brand (with the
  * denominators), and the URLs those answers cite most, from each project's latest_per_platform snapshot.
  */
-export async function readBrandSummary(engine: Engine, orgId: string, clientId: string) {
-  const db = engine.db;
+export async function readBrandSummary(engine: EngineServices, db: ReadDb, orgId: string, clientId: string) {
   await requireClient(db, orgId, clientId);
-  const projects = await db
-    .selectFrom('tracker_projects')
-    .select(['id', 'domain', 'platforms'])
-    .where('org_id', '=', orgId)
-    .where('client_id', '=', clientId)
-    .execute();
+  const projects = await clientProjects(db, orgId, clientId);
   const expectedOf = new Map(
     projects.map((p) => [p.id, (JSON.parse(p.platforms) as TrackerPlatform[]).filter(isAnswerPlatform)]),
   );

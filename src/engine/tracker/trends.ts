@@ -1,6 +1,7 @@
 import { scansFinishedBetween } from '../../store/repos/tracker.ts';
 import type { TrackerScanStatus } from '../../store/schema.ts';
-import type { Engine } from '../engine.ts';
+import type { EngineServices } from '../engine.ts';
+import type { ReadDb } from '../../store/db.ts';
 import { requireProject } from './service.ts';
 import type { TrackerPlatform } from './types.ts';
 
@@ -15,12 +16,12 @@ type Scores = Partial<Record<TrackerPlatform, { status: string; spi: number | nu
 const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
 /** The SPI time series of the last `days` UTC days, today (by the injected clock) included. */
-export async function readTrends(engine: Engine, orgId: string, projectId: string, days: number) {
-  const project = await requireProject(engine.db, orgId, projectId);
+export async function readTrends(engine: EngineServices, db: ReadDb, orgId: string, projectId: string, days: number) {
+  const project = await requireProject(db, orgId, projectId);
   const now = engine.clock.now();
   const today = Math.floor(now / DAY_MS);
   const first = today - days + 1;
-  const scans = await scansFinishedBetween(engine.db, project.id, first * DAY_MS, now);
+  const scans = await scansFinishedBetween(db, project.id, first * DAY_MS, now);
 
   const byDay = new Map<number, typeof scans>();
   for (const s of scans) {

@@ -5,7 +5,7 @@
 //     `citations` of type `web_search_result_location` {url, title, cited_text}; stop_reason `pause_turn`
 //     means: send the content back as the assistant turn to let Claude continue)
 //   https://docs.anthropic.com/en/api/messages
-import { systemClock, type Clock } from '../../clock.ts';
+import { systemClock, type TimeSource } from '../../clock.ts';
 import { approximateLocation } from '../search/platforms.ts';
 import type { Answer, AnswerCitation, AnswerEngine, AnswerOptions, AnswerPlatform } from '../types.ts';
 import { ProviderError } from '../types.ts';
@@ -22,7 +22,7 @@ export interface AnthropicSearchOptions extends Omit<AnthropicOptions, 'defaultM
   maxTokens?: number;
   /** Searches Claude may run per answer; default 5. */
   maxUses?: number;
-  clock?: Clock;
+  clock?: TimeSource;
 }
 
 /** Pause/continue rounds before giving up on a long-running turn. */

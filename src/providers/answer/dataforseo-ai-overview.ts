@@ -2,7 +2,7 @@
 //   https://docs.dataforseo.com/v3/serp/google/organic/live/advanced/  (`load_async_ai_overview: true` loads
 //     overviews Google renders asynchronously; `ai_overview` items carry `markdown`, `items` of type
 //     `ai_overview_element` {title, text, references}, and `references` [{source, domain, url, title, text}])
-import { systemClock, type Clock } from '../../clock.ts';
+import { systemClock, type TimeSource } from '../../clock.ts';
 import {
   createDataForSeoCaller,
   dataForSeoLocale,
@@ -40,7 +40,7 @@ export function readAiOverview(items: DataForSeoItem[]): { text: string; citatio
 }
 
 export interface DataForSeoAiOverviewOptions extends DataForSeoOptions {
-  clock?: Clock;
+  clock?: TimeSource;
 }
 
 /** The `google_ai_overview` answer engine: the prompt is searched on Google and its AI Overview read. */

@@ -4,7 +4,7 @@
 //     approximate {country, region, city}}}; citations in choices[0].message.annotations[] of type
 //     `url_citation` {url, title, start_index, end_index})
 //   https://platform.openai.com/docs/api-reference/chat/create
-import { systemClock, type Clock } from '../../clock.ts';
+import { systemClock, type TimeSource } from '../../clock.ts';
 import { createJsonClient, type JsonClientOptions } from '../http/json-client.ts';
 import { approximateLocation } from '../search/platforms.ts';
 import type { Answer, AnswerCitation, AnswerEngine, AnswerOptions, AnswerPlatform } from '../types.ts';
@@ -17,7 +17,7 @@ export interface OpenAiSearchOptions extends Omit<JsonClientOptions, 'provider' 
   /** A model that searches on every request; default gpt-4o-search-preview. */
   model?: string;
   searchContextSize?: 'low' | 'medium' | 'high';
-  clock?: Clock;
+  clock?: TimeSource;
 }
 
 interface UrlCitationAnnotation {

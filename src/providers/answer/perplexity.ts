@@ -3,7 +3,7 @@
 //     `sonar`; response `search_results[]` {title, url, date} and the older `citations[]` URL strings;
 //     `web_search_options.user_location` {country, region, city})
 //   https://docs.perplexity.ai/guides/chat-completions-guide  (OpenAI-compatible request and choices)
-import { systemClock, type Clock } from '../../clock.ts';
+import { systemClock, type TimeSource } from '../../clock.ts';
 import { createJsonClient, type JsonClientOptions } from '../http/json-client.ts';
 import { approximateLocation } from '../search/platforms.ts';
 import type { Answer, AnswerEngine, AnswerOptions, AnswerPlatform } from '../types.ts';
@@ -16,7 +16,7 @@ export interface PerplexityOptions extends Omit<JsonClientOptions, 'provider' | 
   baseUrl?: string;
   /** Default sonar. */
   model?: string;
-  clock?: Clock;
+  clock?: TimeSource;
 }
 
 interface SonarResponse {

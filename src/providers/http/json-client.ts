@@ -4,25 +4,19 @@ import { ProviderError } from '../types.ts';
 /**
  * JSON over HTTP for provider APIs (search, LLM, answer engines) at operator-configured base URLs.
  * User-supplied URLs never come here: they go through the SSRF-safe fetcher.
+ *
+ * One attempt per call: a failure says whether another attempt may help (429, 5xx, network, timeout) and how long
+ * the provider asked to wait. The durable runner is the only retry layer (docs/architecture.md §5), so a step sends
+ * each provider request at most AGENT_API_MAX_ATTEMPTS times.
  */
 export interface JsonClientOptions {
   /** Provider name, for errors and logs. */
   provider: string;
   baseUrl: string;
   headers?: Record<string, string>;
-  /** Whole-request time limit per attempt. */
+  /** Whole-request time limit. */
   timeoutMs?: number;
-  /** Attempts in all, including the first (429 and 5xx and network errors are retried). */
-  maxAttempts?: number;
-  /** First backoff delay; doubles per attempt with full jitter; a Retry-After header wins when present. */
-  backoffBaseMs?: number;
-  /** Upper bound on any single wait. */
-  backoffMaxMs?: number;
   dispatcher?: Dispatcher;
-  /** Injected for tests; defaults to a timer. */
-  sleep?: (ms: number) => Promise<void>;
-  /** Injected for tests; defaults to Math.random. */
-  random?: () => number;
 }
 
 export interface JsonRequest {
@@ -38,7 +32,6 @@ export interface JsonClient {
   call<T = unknown>(req: JsonRequest): Promise<T>;
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** One shared dispatcher for provider APIs: keep-alive, no environment proxies. */
 const sharedAgent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
 
@@ -52,21 +45,10 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs = Da
 }
 
 export function createJsonClient(options: JsonClientOptions): JsonClient {
-  const {
-    provider,
-    timeoutMs = 60_000,
-    maxAttempts = 4,
-    backoffBaseMs = 500,
-    backoffMaxMs = 30_000,
-    dispatcher = sharedAgent,
-    sleep = defaultSleep,
-    random = Math.random,
-  } = options;
+  const { provider, timeoutMs = 60_000, dispatcher = sharedAgent } = options;
   const base = options.baseUrl.replace(/\/+$/, '');
 
-  async function attempt<T>(
-    req: JsonRequest,
-  ): Promise<{ ok: true; value: T } | { ok: false; error: ProviderError; waitMs: number | null }> {
+  async function attempt<T>(req: JsonRequest): Promise<T> {
     const url = new URL(base + (req.path.startsWith('/') ? req.path : `/${req.path}`));
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const signals = [AbortSignal.timeout(timeoutMs), ...(req.signal ? [req.signal] : [])];
@@ -85,14 +67,11 @@ export function createJsonClient(options: JsonClientOptions): JsonClient {
       });
       const text = await res.body.text();
       if (res.statusCode === 429 || res.statusCode >= 500) {
-        return {
-          ok: false,
-          waitMs: parseRetryAfter(res.headers['retry-after']),
-          error: new ProviderError(provider, `${provider} answered HTTP ${res.statusCode}`, {
-            retryable: true,
-            status: res.statusCode,
-          }),
-        };
+        throw new ProviderError(provider, `${provider} answered HTTP ${res.statusCode}`, {
+          retryable: true,
+          status: res.statusCode,
+          retryAfterMs: parseRetryAfter(res.headers['retry-after']) ?? undefined,
+        });
       }
       if (res.statusCode >= 400) {
         throw new ProviderError(provider, `${provider} answered HTTP ${res.statusCode}: ${text.slice(0, 300)}`, {
@@ -101,7 +80,7 @@ export function createJsonClient(options: JsonClientOptions): JsonClient {
         });
       }
       try {
-        return { ok: true, value: JSON.parse(text) as T };
+        return JSON.parse(text) as T;
       } catch (cause) {
         throw new ProviderError(provider, `${provider} answered a body that is not JSON`, { retryable: false, cause });
       }
@@ -109,33 +88,13 @@ export function createJsonClient(options: JsonClientOptions): JsonClient {
       if (err instanceof ProviderError) throw err;
       if (req.signal?.aborted) throw err;
       const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-      return {
-        ok: false,
-        waitMs: null,
-        error: new ProviderError(
-          provider,
-          timedOut ? `${provider} timed out after ${timeoutMs} ms` : `${provider} could not be reached`,
-          {
-            retryable: true,
-            cause: err,
-          },
-        ),
-      };
+      throw new ProviderError(
+        provider,
+        timedOut ? `${provider} timed out after ${timeoutMs} ms` : `${provider} could not be reached`,
+        { retryable: true, cause: err },
+      );
     }
   }
 
-  return {
-    async call<T>(req: JsonRequest): Promise<T> {
-      let last: ProviderError | undefined;
-      for (let n = 1; n <= maxAttempts; n++) {
-        const r = await attempt<T>(req);
-        if (r.ok) return r.value;
-        last = r.error;
-        if (n === maxAttempts) break;
-        const backoff = Math.min(backoffMaxMs, backoffBaseMs * 2 ** (n - 1));
-        await sleep(Math.min(backoffMaxMs, r.waitMs ?? Math.floor(random() * backoff)));
-      }
-      throw last ?? new ProviderError(provider, `${provider} failed`, { retryable: true });
-    },
-  };
+  return { call: attempt };
 }

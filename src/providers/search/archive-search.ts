@@ -3,7 +3,7 @@
  * with status 200. At most 10 results, only pages matching at least one query term, ties broken by URL.
  */
 import { systemClock } from '../../clock.ts';
-import type { Clock } from '../../clock.ts';
+import type { TimeSource } from '../../clock.ts';
 import { ProviderError } from '../types.ts';
 import type { SearchOptions, SearchProvider, SearchResponse } from '../types.ts';
 import type { ArchiveSnapshot, WebArchive } from '../web/archive/archive.ts';
@@ -19,7 +19,7 @@ export interface ArchiveSearchOptions {
   archive: WebArchive;
   /** Main-text extraction; defaults to the small fallback extractor. Pass the analysis extractor. */
   extractText?: ExtractText;
-  clock?: Clock;
+  clock?: TimeSource;
   /** BM25F parameters; the defaults suit pages of a few hundred to a few thousand words. */
   ranking?: Bm25Options;
 }

@@ -2,7 +2,7 @@
 //   https://docs.dataforseo.com/v3/serp/google/organic/live/advanced/   (request fields, `organic` and `video` items)
 //   https://docs.dataforseo.com/v3/serp/youtube/organic/live/advanced/  (`youtube_video` items)
 //   https://docs.dataforseo.com/v3/auth/  (HTTP Basic login:password)   https://docs.dataforseo.com/v3/appendix/errors/
-import { systemClock, type Clock } from '../../clock.ts';
+import { systemClock, type TimeSource } from '../../clock.ts';
 import { createJsonClient, type JsonClient, type JsonClientOptions } from '../http/json-client.ts';
 import type { ResearchPlatform, SearchOptions, SearchProvider, SearchResponse, SearchResult } from '../types.ts';
 import { ProviderError } from '../types.ts';
@@ -10,7 +10,7 @@ import { clampLimit, countryName, dataForSeoLanguage, parseLocation, searchRespo
 
 export const GOOGLE_ORGANIC_LIVE_ADVANCED = '/v3/serp/google/organic/live/advanced';
 export const YOUTUBE_ORGANIC_LIVE_ADVANCED = '/v3/serp/youtube/organic/live/advanced';
-/** location_code of the United States: the spec's "generic US location" when none is given. */
+/** location_code of the United States: the generic US location of a request that names none (docs/api.md §3.1). */
 const US_LOCATION_CODE = 2840;
 
 export interface DataForSeoOptions extends Omit<JsonClientOptions, 'provider' | 'baseUrl' | 'headers'> {
@@ -18,7 +18,7 @@ export interface DataForSeoOptions extends Omit<JsonClientOptions, 'provider' | 
   password: string;
   /** Default https://api.dataforseo.com */
   baseUrl?: string;
-  clock?: Clock;
+  clock?: TimeSource;
 }
 
 /** One SERP item as DataForSEO returns it; only the fields the adapters read. */

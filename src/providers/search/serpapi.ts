@@ -4,7 +4,7 @@
 //   https://serpapi.com/inline-videos    (inline_videos: position, title, link, channel, platform, date)
 //   https://serpapi.com/youtube-search-api  (engine=youtube, search_query, gl, hl; video_results)
 //   https://serpapi.com/api-errors  (HTTP status codes; `{"error": "..."}` bodies)
-import { systemClock, type Clock } from '../../clock.ts';
+import { systemClock, type TimeSource } from '../../clock.ts';
 import { createJsonClient, type JsonClientOptions } from '../http/json-client.ts';
 import type { ResearchPlatform, SearchOptions, SearchProvider, SearchResponse, SearchResult } from '../types.ts';
 import { ProviderError } from '../types.ts';
@@ -14,7 +14,7 @@ export interface SerpApiOptions extends Omit<JsonClientOptions, 'provider' | 'ba
   apiKey: string;
   /** Default https://serpapi.com */
   baseUrl?: string;
-  clock?: Clock;
+  clock?: TimeSource;
 }
 
 interface SerpApiLink {

@@ -18,7 +18,7 @@
  */
 import { isIP } from 'node:net';
 import { Agent, buildConnector, request, type Dispatcher } from 'undici';
-import { iso, systemClock, type Clock } from '../../clock.ts';
+import { iso, systemClock, type TimeSource } from '../../clock.ts';
 import { FetchError, type FetchedPage, type FetchOptions, type PageFetcher } from '../types.ts';
 import { decodeBody, mimeType } from './charset.ts';
 import { checkUrl, effectivePort, type AllowList } from './check-url.ts';
@@ -65,7 +65,7 @@ export interface SafeFetcherOptions {
   maxRedirects?: number;
   /** Happy Eyeballs across the checked addresses. Default true. */
   autoSelectFamily?: boolean;
-  clock?: Clock;
+  clock?: TimeSource;
 }
 
 /** A PageFetcher plus the DNS-inclusive check without a connection, and shutdown. */

@@ -1,5 +1,5 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
-import type { Db } from '../db.ts';
+import { immediate, type Db } from '../db.ts';
 import * as m0001 from './0001-foundation.ts';
 import * as m0002 from './0002-optimizations.ts';
 import * as m0003 from './0003-prospects.ts';
@@ -24,11 +24,14 @@ export const MIGRATIONS: Record<string, Migration> = {
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /**
- * Brings the database to the newest schema; fails loudly if a migration fails. Two processes starting together can
- * race on the migration table (a deferred transaction cannot wait for the write lock), so a busy answer is retried.
+ * Brings the database to the newest schema; fails loudly if a migration fails. The whole pass runs in one write
+ * transaction that holds the write lock from its start, so two processes starting together migrate once: the second
+ * waits for the lock, then finds nothing left to do. A busy answer past the busy timeout is retried.
  */
 export async function migrateToLatest(db: Db, attempts = 20): Promise<string[]> {
-  const migrator = new Migrator({ db, provider });
+  const migrator = {
+    migrateToLatest: () => immediate(db, (trx) => new Migrator({ db: trx, provider }).migrateToLatest()),
+  };
   let { error, results } = await migrator.migrateToLatest();
   for (let n = 1; error && isBusy(error) && n < attempts; n++) {
     await new Promise((resolve) => setTimeout(resolve, 25 * n));

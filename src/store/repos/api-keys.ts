@@ -73,10 +73,6 @@ export async function revokeApiKey(db: Db, id: string, now: number): Promise<boo
   return Number(r.numUpdatedRows) > 0;
 }
 
-export async function getApiKey(db: Db, id: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 export async function listApiKeys(db: Db, orgId: string): Promise<ApiKeyRow[]> {
   return db
     .selectFrom('api_keys')

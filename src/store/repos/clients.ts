@@ -37,6 +37,61 @@ export async function createClient(db: Db, input: NewClient, now: number): Promi
   return row;
 }
 
+/** A client by id, whatever its organisation (administration only: the CLI acts on the whole database). */
+export async function getClient(db: Db, clientId: string): Promise<ClientRow | undefined> {
+  return db.selectFrom('clients').selectAll().where('id', '=', clientId).executeTakeFirst();
+}
+
+/** The organisation's oldest client (the one `init` created), or undefined. */
+export async function firstClientOf(db: Db, orgId: string): Promise<ClientRow | undefined> {
+  return db
+    .selectFrom('clients')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Every client of the organisation, oldest first (administration listings; the API pages with listClients). */
+export async function listAllClients(db: Db, orgId: string): Promise<ClientRow[]> {
+  return db.selectFrom('clients').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute();
+}
+
+/** The columns a client update may change. */
+export type ClientPatch = Partial<
+  Pick<
+    ClientRow,
+    | 'name'
+    | 'domain'
+    | 'service_area'
+    | 'service_lat'
+    | 'service_lng'
+    | 'default_tone'
+    | 'brand_voice'
+    | 'knowledge_base'
+    | 'excluded_topics'
+  >
+>;
+
+/** Applies the patch to the organisation's client; undefined when there is no such client in it. */
+export async function updateClient(
+  db: Db,
+  orgId: string,
+  clientId: string,
+  patch: ClientPatch,
+  now: number,
+): Promise<ClientRow | undefined> {
+  return db
+    .updateTable('clients')
+    .set({ ...patch, updated_at: now })
+    .where('id', '=', clientId)
+    .where('org_id', '=', orgId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** The client when it belongs to the organisation; otherwise undefined (callers answer 404, never 403). */
 export async function getOwnedClient(db: Db, orgId: string, clientId: string): Promise<ClientRow | undefined> {
   return db.selectFrom('clients').selectAll().where('id', '=', clientId).where('org_id', '=', orgId).executeTakeFirst();

@@ -1,5 +1,5 @@
 import type { Db } from '../db.ts';
-import type { ContentArtifactsTable, ContentJobsTable, LedgerState } from '../schema.ts';
+import type { ContentArtifactsTable, ContentJobsTable, ContentStatus, LedgerState } from '../schema.ts';
 
 export type ContentJobRow = ContentJobsTable & { ledger_state: LedgerState | null };
 export type ArtifactsRow = ContentArtifactsTable;
@@ -66,7 +66,7 @@ export async function getContentJob(
 export interface ContentJobFilter {
   kind: ContentJobsTable['kind'];
   clientId?: string;
-  status?: string;
+  status?: ContentStatus;
   mode?: 'auto' | 'stepped';
 }
 
@@ -121,7 +121,7 @@ export async function updateContentJob(
 export async function transitionContentJob(
   db: Db,
   id: string,
-  from: string,
+  from: ContentStatus,
   patch: Partial<ContentJobsTable>,
   now: number,
 ): Promise<boolean> {
@@ -150,4 +150,24 @@ export async function saveArtifacts(
 
 export async function getArtifacts(db: Db, jobId: string): Promise<ArtifactsRow | undefined> {
   return db.selectFrom('content_artifacts').selectAll().where('job_id', '=', jobId).executeTakeFirst();
+}
+
+/** A job by id, whatever its organisation (the runner's steps act on the job their run belongs to). */
+export async function contentJobById(db: Db, id: string): Promise<ContentJobsTable> {
+  return db.selectFrom('content_jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** When the job's run first started; null while queued. */
+export async function contentJobStartedAt(db: Db, id: string): Promise<number | null> {
+  const row = await db.selectFrom('content_jobs').select('started_at').where('id', '=', id).executeTakeFirstOrThrow();
+  return row.started_at;
+}
+
+/** Counts one kept Autopilot optimization pass. */
+export async function countOptimizePass(db: Db, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('content_jobs')
+    .set((eb) => ({ optimize_passes: eb('optimize_passes', '+', 1), updated_at: now }))
+    .where('id', '=', id)
+    .execute();
 }

@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import type { Db } from '../db.ts';
+import { dialectSql, type Db } from '../db.ts';
 import type { LedgerState, OptimizationsTable } from '../schema.ts';
 
 export type OptimizationRow = OptimizationsTable & { ledger_state: LedgerState | null };
@@ -79,10 +78,10 @@ export async function listOptimizations(
     c = c.where('o.url', '=', f.url);
   }
   if (f.keyword) {
-    // Case-insensitive substring match; instr avoids LIKE's wildcard escaping.
-    const needle = f.keyword.toLowerCase();
-    q = q.where(sql<boolean>`instr(lower(o.keyword), ${needle}) > 0`);
-    c = c.where(sql<boolean>`instr(lower(o.keyword), ${needle}) > 0`);
+    // Case-insensitive substring match, spelled by the dialect.
+    const contains = dialectSql(db).containsInsensitive('o.keyword', f.keyword);
+    q = q.where(contains);
+    c = c.where(contains);
   }
   const rows = await q
     .orderBy('o.created_at', 'desc')
@@ -105,4 +104,10 @@ export async function updateOptimization(
     .set({ ...patch, updated_at: now })
     .where('id', '=', id)
     .execute();
+}
+
+/** When the optimization's run first started; null while queued. */
+export async function optimizationStartedAt(db: Db, id: string): Promise<number | null> {
+  const row = await db.selectFrom('optimizations').select('started_at').where('id', '=', id).executeTakeFirstOrThrow();
+  return row.started_at;
 }

@@ -14,7 +14,15 @@ export interface Lease {
 
 export async function insertRun(
   db: Db,
-  input: { kind: string; resourceId: string; orgId: string; maxAttempts: number; state?: 'pending' | 'waiting' },
+  input: {
+    kind: string;
+    resourceId: string;
+    orgId: string;
+    maxAttempts: number;
+    state?: 'pending' | 'waiting';
+    /** The run's input, kept in its checkpoint for its steps (JSON). */
+    input?: unknown;
+  },
   now: number,
 ): Promise<RunRow> {
   const row: RunRow = {
@@ -30,7 +38,7 @@ export async function insertRun(
     lease_owner: null,
     lease_expires_at: null,
     lease_token: 0,
-    checkpoint: '{}',
+    checkpoint: input.input === undefined ? '{}' : JSON.stringify({ input: input.input }),
     last_error: null,
     created_at: now,
     updated_at: now,

@@ -72,6 +72,91 @@ export async function listProjects(
   return { rows, total: Number(n) };
 }
 
+/** A project by id, whatever its organisation (administration only: the CLI acts on the whole database). */
+export async function getProjectById(db: Db, id: string): Promise<TrackerProjectRow | undefined> {
+  return db.selectFrom('tracker_projects').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Every project, optionally one organisation's and/or one client's, oldest first (administration listings). */
+export async function listAllProjects(
+  db: Db,
+  filter: { orgId?: string; clientId?: string },
+): Promise<TrackerProjectRow[]> {
+  let q = db.selectFrom('tracker_projects').selectAll();
+  if (filter.orgId !== undefined) q = q.where('org_id', '=', filter.orgId);
+  if (filter.clientId !== undefined) q = q.where('client_id', '=', filter.clientId);
+  return q.orderBy('created_at').orderBy('id').execute();
+}
+
+/** The configuration columns an update may change. */
+export type TrackerProjectPatch = Partial<
+  Omit<TrackerProjectRow, 'id' | 'org_id' | 'client_id' | 'created_at' | 'updated_at'>
+>;
+
+/** Applies the patch to the organisation's project; undefined when there is no such project in it. */
+export async function updateProject(
+  db: Db,
+  orgId: string,
+  id: string,
+  patch: TrackerProjectPatch,
+  now: number,
+): Promise<TrackerProjectRow | undefined> {
+  return db
+    .updateTable('tracker_projects')
+    .set({ ...patch, updated_at: now })
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * The project's scans that are still in flight: queued or running, or with a run the runner has not finished
+ * (pending or waiting), so a scan is never deleted from under its worker.
+ */
+export async function activeScans(db: Db, projectId: string): Promise<{ id: string; status: TrackerScanStatus }[]> {
+  return db
+    .selectFrom('tracker_scans as s')
+    .leftJoin('runs as r', (j) => j.on('r.kind', '=', TRACKER_SCAN_KIND).onRef('r.resource_id', '=', 's.id'))
+    .select(['s.id', 's.status'])
+    .where('s.project_id', '=', projectId)
+    .where((eb) => eb.or([eb('s.status', 'in', ['queued', 'running']), eb('r.state', 'in', ['pending', 'waiting'])]))
+    .orderBy('s.created_at')
+    .orderBy('s.id')
+    .execute();
+}
+
+/**
+ * Deletes the organisation's project with its scans, per-query results, platform summaries and latest pointers
+ * (the foreign keys cascade the same way; the explicit deletes make the counts visible). Usage-ledger rows and
+ * finished runs are kept: they are the billing history and the reconciler reads them. Answers null when there is no
+ * such project in the organisation.
+ */
+export async function deleteProject(
+  db: Db,
+  orgId: string,
+  id: string,
+): Promise<{ scans: number; results: number; summaries: number } | null> {
+  const project = await db
+    .selectFrom('tracker_projects')
+    .select('id')
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .executeTakeFirst();
+  if (!project) return null;
+  const scanIds = db.selectFrom('tracker_scans').select('id').where('project_id', '=', id);
+  const results = await db.deleteFrom('tracker_results').where('run_id', 'in', scanIds).executeTakeFirst();
+  const summaries = await db.deleteFrom('tracker_platform_summaries').where('run_id', 'in', scanIds).executeTakeFirst();
+  await db.deleteFrom('tracker_latest').where('project_id', '=', id).execute();
+  const scans = await db.deleteFrom('tracker_scans').where('project_id', '=', id).executeTakeFirst();
+  await db.deleteFrom('tracker_projects').where('id', '=', id).execute();
+  return {
+    scans: Number(scans.numDeletedRows),
+    results: Number(results.numDeletedRows),
+    summaries: Number(summaries.numDeletedRows),
+  };
+}
+
 // ---- scans ----
 
 export async function insertScan(
@@ -245,4 +330,38 @@ export async function latestSummaries(db: Db, projectIds: readonly string[]): Pr
     .orderBy('l.project_id')
     .orderBy('l.platform')
     .execute();
+}
+
+/** The organisation's (or one client's) latest-per-platform totals across its projects, in one aggregate read. */
+export async function pooledLatestTotals(db: Db, orgId: string, clientId: string | undefined) {
+  let q = db
+    .selectFrom('tracker_latest as l')
+    .innerJoin('tracker_projects as p', 'p.id', 'l.project_id')
+    .innerJoin('tracker_platform_summaries as s', (j) =>
+      j.onRef('s.run_id', '=', 'l.run_id').onRef('s.platform', '=', 'l.platform'),
+    )
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<number>('s.measured'), eb.lit(0)).as('measured'),
+      eb.fn.coalesce(eb.fn.sum<number>('s.present'), eb.lit(0)).as('present'),
+      eb.fn.coalesce(eb.fn.sum<number>('s.weight_sum'), eb.lit(0)).as('weight'),
+      eb.fn.count<number>('l.project_id').distinct().as('projects'),
+    ])
+    .where('p.org_id', '=', orgId);
+  if (clientId) q = q.where('p.client_id', '=', clientId);
+  return q.executeTakeFirstOrThrow();
+}
+
+/** A client's projects: id, domain and platforms. */
+export async function clientProjects(db: Db, orgId: string, clientId: string) {
+  return db
+    .selectFrom('tracker_projects')
+    .select(['id', 'domain', 'platforms'])
+    .where('org_id', '=', orgId)
+    .where('client_id', '=', clientId)
+    .execute();
+}
+
+/** A scan's status and start time (the runner moves a queued scan to running). */
+export async function scanProgress(db: Db, id: string) {
+  return db.selectFrom('tracker_scans').select(['status', 'started_at']).where('id', '=', id).executeTakeFirstOrThrow();
 }

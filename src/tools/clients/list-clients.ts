@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { iso } from '../../clock.ts';
-import { listClients as listClientRows, type ClientRow } from '../../store/repos/clients.ts';
+import { listClientViews } from '../../engine/clients.ts';
 import { defineOperation } from '../define.ts';
 import { listOf, pageOf, PaginationInput, Timestamp } from '../common/schemas.ts';
 
@@ -13,19 +12,6 @@ export const ClientView = z.object({
   default_tone: z.string().nullable(),
   created_at: Timestamp,
 });
-
-export function clientView(row: ClientRow): z.infer<typeof ClientView> {
-  return {
-    client_id: row.id,
-    name: row.name,
-    domain: row.domain,
-    service_area: row.service_area,
-    service_location:
-      row.service_lat !== null && row.service_lng !== null ? { lat: row.service_lat, lng: row.service_lng } : null,
-    default_tone: row.default_tone,
-    created_at: iso(row.created_at),
-  };
-}
 
 export const listClients = defineOperation({
   name: 'list_clients',
@@ -42,7 +28,7 @@ export const listClients = defineOperation({
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) => {
-    const { rows, total } = await listClientRows(ctx.db, ctx.principal.orgId, input);
-    return pageOf(rows.map(clientView), input, total);
+    const { rows, total } = await listClientViews(ctx.db, ctx.principal.orgId, input);
+    return pageOf(rows, input, total);
   },
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** `?limit=&offset=` as API.md section 1 defines them: default 20, at most 100 (over 100 is a 400). */
+/** `?limit=&offset=` as docs/api.md §1.5 defines them: default 20, at most 100 (over 100 is a 400). */
 export const PaginationInput = {
   limit: z.coerce.number().int().min(1).max(100).default(20).describe('Page size, 1 to 100 (default 20).'),
   offset: z.coerce.number().int().min(0).default(0).describe('Rows to skip (default 0).'),

@@ -1,10 +1,7 @@
-import { ApiError } from '../../errors.ts';
-import { acceptContent } from '../../engine/content/service.ts';
+import { acceptContent, readContentJob } from '../../engine/content/service.ts';
 import { autopilotStarted } from '../../engine/content/views.ts';
-import { getOwnedClient } from '../../store/repos/clients.ts';
-import { getContentJob } from '../../store/repos/content.ts';
 import { defineOperation } from '../define.ts';
-import { followContent } from './follow.ts';
+import { followContent } from '../../engine/content/follow.ts';
 import { autopilotRequest, platformErrors } from './request.ts';
 import { AutopilotStarted, CreateAutopilotInput } from './schemas.ts';
 
@@ -32,12 +29,10 @@ export const createContentAutopilot = defineOperation({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   validate: (ctx, input) => platformErrors(ctx.engine, input.research_platforms),
   handler: async (ctx, input) => {
-    const client = await getOwnedClient(ctx.db, ctx.principal.orgId, input.client_id);
-    if (!client) throw new ApiError('not_found', 'No such client.', { field: 'client_id' });
     const row = await acceptContent(ctx.engine, ctx.db, ctx.principal, {
       kind: 'autopilot',
-      clientId: client.id,
-      request: autopilotRequest(input, client),
+      clientId: input.client_id,
+      request: (client) => autopilotRequest(input, client),
       mode: null,
       location: {
         location: input.location ?? null,
@@ -50,6 +45,9 @@ export const createContentAutopilot = defineOperation({
     return { status: 202, body: autopilotStarted(row), resourceId: row.id };
   },
   replay: async (ctx, stored) =>
-    autopilotStarted((await getContentJob(ctx.engine.db, ctx.principal.orgId, stored.resourceId!))!),
-  follow: async (ctx, body) => autopilotStarted(await followContent(ctx, body.job_id)),
+    autopilotStarted(await readContentJob(ctx.db, ctx.principal.orgId, stored.resourceId!)),
+  follow: async (ctx, body) =>
+    autopilotStarted(
+      await followContent(ctx.engine, ctx.db, ctx.principal.orgId, body.job_id, ctx.progress, ctx.signal),
+    ),
 });

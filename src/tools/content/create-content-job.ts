@@ -1,10 +1,7 @@
-import { ApiError } from '../../errors.ts';
-import { acceptContent } from '../../engine/content/service.ts';
+import { acceptContent, readContentJob } from '../../engine/content/service.ts';
 import { jobCreated } from '../../engine/content/views.ts';
-import { getOwnedClient } from '../../store/repos/clients.ts';
-import { getContentJob } from '../../store/repos/content.ts';
 import { defineOperation } from '../define.ts';
-import { followContent } from './follow.ts';
+import { followContent } from '../../engine/content/follow.ts';
 import { jobRequest, platformErrors, urlErrors } from './request.ts';
 import { ContentJobCreated, CreateContentJobInput } from './schemas.ts';
 
@@ -28,21 +25,18 @@ export const createContentJob = defineOperation({
     ...platformErrors(ctx.engine, input.research_platforms),
   ],
   handler: async (ctx, input) => {
-    const client = await getOwnedClient(ctx.db, ctx.principal.orgId, input.client_id);
-    if (!client) throw new ApiError('not_found', 'No such client.', { field: 'client_id' });
     const row = await acceptContent(ctx.engine, ctx.db, ctx.principal, {
       kind: 'job',
-      clientId: client.id,
-      request: jobRequest(input, client),
+      clientId: input.client_id,
+      request: (client) => jobRequest(input, client),
       mode: input.mode,
     });
     ctx.afterCommit(() => ctx.engine.runner.notify());
     return { status: 201, body: jobCreated(row), resourceId: row.id };
   },
-  replay: async (ctx, stored) =>
-    jobCreated((await getContentJob(ctx.engine.db, ctx.principal.orgId, stored.resourceId!))!),
+  replay: async (ctx, stored) => jobCreated(await readContentJob(ctx.db, ctx.principal.orgId, stored.resourceId!)),
   follow: async (ctx, body) => {
-    const row = await followContent(ctx, body.job_id);
+    const row = await followContent(ctx.engine, ctx.db, ctx.principal.orgId, body.job_id, ctx.progress, ctx.signal);
     return jobCreated(row);
   },
 });

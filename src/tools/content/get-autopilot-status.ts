@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { getArtifacts } from '../../engine/content/service.ts';
+import { readArtifacts } from '../../engine/content/service.ts';
 import { autopilotStatus } from '../../engine/content/views.ts';
 import { defineOperation } from '../define.ts';
-import { waitForContent } from './follow.ts';
+import { waitForContent } from '../../engine/content/follow.ts';
 import { AutopilotStatus, WaitSeconds } from './schemas.ts';
 
 export const getAutopilotStatus = defineOperation({
@@ -22,12 +22,13 @@ export const getAutopilotStatus = defineOperation({
   handler: async (ctx, input) => {
     const row = await waitForContent(
       ctx.engine,
+      ctx.db,
       ctx.principal.orgId,
       input.job_id,
       input.wait_seconds,
       ctx.signal,
       'autopilot',
     );
-    return autopilotStatus(row, await getArtifacts(ctx.db, row.id)) as z.input<typeof AutopilotStatus>;
+    return autopilotStatus(row, await readArtifacts(ctx.db, row)) as z.input<typeof AutopilotStatus>;
   },
 });

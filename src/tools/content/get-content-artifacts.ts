@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getArtifacts, requireContentJob } from '../../engine/content/service.ts';
+import { readJobWithArtifacts } from '../../engine/content/service.ts';
 import { artifactsView } from '../../engine/content/views.ts';
 import { defineOperation } from '../define.ts';
 import { Artifacts } from './schemas.ts';
@@ -19,7 +19,7 @@ export const getContentArtifacts = defineOperation({
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) => {
-    const row = await requireContentJob(ctx.db, ctx.principal.orgId, input.job_id);
-    return artifactsView(row, await getArtifacts(ctx.db, row.id)) as z.input<typeof Artifacts>;
+    const { row, artifacts } = await readJobWithArtifacts(ctx.db, ctx.principal.orgId, input.job_id);
+    return artifactsView(row, artifacts) as z.input<typeof Artifacts>;
   },
 });

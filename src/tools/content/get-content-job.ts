@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { jobDetail } from '../../engine/content/views.ts';
 import { defineOperation } from '../define.ts';
-import { waitForContent } from './follow.ts';
+import { waitForContent } from '../../engine/content/follow.ts';
 import { ContentJobDetail, WaitSeconds } from './schemas.ts';
 
 export const getContentJob = defineOperation({
@@ -19,5 +19,7 @@ export const getContentJob = defineOperation({
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) =>
-    jobDetail(await waitForContent(ctx.engine, ctx.principal.orgId, input.job_id, input.wait_seconds, ctx.signal)),
+    jobDetail(
+      await waitForContent(ctx.engine, ctx.db, ctx.principal.orgId, input.job_id, input.wait_seconds, ctx.signal),
+    ),
 });

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { ApiError } from '../../errors.ts';
 import { listJobs } from '../../engine/content/service.ts';
 import { jobRow } from '../../engine/content/views.ts';
-import { getOwnedClient } from '../../store/repos/clients.ts';
 import { defineOperation } from '../define.ts';
 import { listOf, pageOf, PaginationInput, Uuid } from '../common/schemas.ts';
 import { ContentJobRowView } from './schemas.ts';
@@ -36,8 +34,6 @@ export const listContentJobs = defineOperation({
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) => {
-    if (input.client_id && !(await getOwnedClient(ctx.db, ctx.principal.orgId, input.client_id)))
-      throw new ApiError('not_found', 'No such client.');
     const { rows, total } = await listJobs(
       ctx.db,
       ctx.principal.orgId,

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { ApiError } from '../../errors.ts';
-import type { Engine } from '../../engine/engine.ts';
+import type { EngineServices } from '../../engine/engine.ts';
 import type { ContentRequest, PageContract, Tone } from '../../engine/content/types.ts';
-import type { ClientRow } from '../../store/repos/clients.ts';
-import type { OperationContext } from '../define.ts';
+import type { ClientRow } from '../../engine/clients.ts';
+import type { CallContext } from '../define.ts';
 import { TONES } from '../../engine/content/types.ts';
 import type { CreateAutopilotInput, CreateContentJobInput } from './schemas.ts';
 
@@ -59,7 +59,10 @@ export function autopilotRequest(input: z.output<typeof CreateAutopilotInput>, c
 }
 
 /** Research platforms without a configured provider, as field errors naming the setting that enables each. */
-export function platformErrors(engine: Engine, platforms: readonly string[]): { path: string; message: string }[] {
+export function platformErrors(
+  engine: EngineServices,
+  platforms: readonly string[],
+): { path: string; message: string }[] {
   const out: { path: string; message: string }[] = [];
   for (const p of platforms) {
     try {
@@ -76,7 +79,7 @@ export function platformErrors(engine: Engine, platforms: readonly string[]): { 
 
 /** The SSRF check of a URL field, as field errors (no DNS, no I/O). */
 export function urlErrors(
-  ctx: OperationContext,
+  ctx: CallContext,
   field: string,
   url: string | undefined,
 ): { path: string; message: string }[] {

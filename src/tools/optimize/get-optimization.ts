@@ -30,6 +30,7 @@ export const getOptimization = defineOperation({
   handler: async (ctx, input) =>
     (await waitForOptimization(
       ctx.engine,
+      ctx.db,
       ctx.principal.orgId,
       input.optimization_id,
       input.view,

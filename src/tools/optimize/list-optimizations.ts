@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { ApiError } from '../../errors.ts';
-import { getOwnedClient } from '../../store/repos/clients.ts';
 import { defineOperation } from '../define.ts';
 import { listOf, pageOf, PaginationInput, Uuid } from '../common/schemas.ts';
 import { listOptimizationViews } from '../../engine/optimize/service.ts';
@@ -27,10 +25,8 @@ export const listOptimizations = defineOperation({
   errors: ['validation_error'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) => {
-    if (input.client_id && !(await getOwnedClient(ctx.db, ctx.principal.orgId, input.client_id)))
-      throw new ApiError('not_found', 'No such client.');
     const { rows, total } = await listOptimizationViews(
-      ctx.engine,
+      ctx.db,
       ctx.principal.orgId,
       { clientId: input.client_id, status: input.status, keyword: input.keyword, url: input.url },
       input,

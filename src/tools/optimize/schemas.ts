@@ -75,7 +75,6 @@ export const OptimizationResult = z
   })
   .passthrough();
 
-export const OptimizationStatusRecord = z.object(base);
 export const OptimizationSummaryRecord = z.object({ ...base, summary: Summary });
 /** Any view: status fields always; summary from view=summary; result and evidence from view=full. */
 export const OptimizationRecord = z.object({

@@ -50,16 +50,11 @@ export const startOptimization = defineOperation({
     return { status: 202, body: record, resourceId: record.optimization_id };
   },
   replay: async (ctx, stored) =>
-    (await readOptimization(
-      ctx.engine,
-      ctx.engine.db,
-      ctx.principal.orgId,
-      stored.resourceId!,
-      'status',
-    )) as OptimizationRecordData,
+    (await readOptimization(ctx.db, ctx.principal.orgId, stored.resourceId!, 'status')) as OptimizationRecordData,
   follow: async (ctx, body) =>
     (await followOptimization(
       ctx.engine,
+      ctx.db,
       ctx.principal.orgId,
       body.optimization_id,
       ctx.progress!,

@@ -54,5 +54,5 @@ export const getBrandSummary = defineOperation({
   }),
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: async (ctx, input) => readBrandSummary(ctx.engine, ctx.principal.orgId, input.client_id),
+  handler: async (ctx, input) => readBrandSummary(ctx.engine, ctx.db, ctx.principal.orgId, input.client_id),
 });

@@ -25,5 +25,5 @@ export const getTrackerProject = defineOperation({
   }),
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: async (ctx, input) => readProject(ctx.engine, ctx.principal.orgId, input.project_id),
+  handler: async (ctx, input) => readProject(ctx.engine, ctx.db, ctx.principal.orgId, input.project_id),
 });

@@ -39,5 +39,5 @@ export const getTrackerResults = defineOperation({
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) =>
-    readResults(ctx.engine, ctx.principal.orgId, input.project_id, input.snapshot, input.platform),
+    readResults(ctx.engine, ctx.db, ctx.principal.orgId, input.project_id, input.snapshot, input.platform),
 });

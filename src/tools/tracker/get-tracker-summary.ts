@@ -53,5 +53,5 @@ export const getTrackerSummary = defineOperation({
   }),
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: async (ctx, input) => readSummary(ctx.engine, ctx.principal.orgId, input.client_id, input),
+  handler: async (ctx, input) => readSummary(ctx.engine, ctx.db, ctx.principal.orgId, input.client_id, input),
 });

@@ -48,5 +48,5 @@ export const getTrackerTrends = defineOperation({
   }),
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: async (ctx, input) => readTrends(ctx.engine, ctx.principal.orgId, input.project_id, input.days),
+  handler: async (ctx, input) => readTrends(ctx.engine, ctx.db, ctx.principal.orgId, input.project_id, input.days),
 });

@@ -19,7 +19,7 @@ export const listTrackerProjects = defineOperation({
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) => {
-    const { rows, total } = await listProjectViews(ctx.engine, ctx.principal.orgId, input.client_id, input);
+    const { rows, total } = await listProjectViews(ctx.engine, ctx.db, ctx.principal.orgId, input.client_id, input);
     return pageOf(rows, input, total);
   },
 });

@@ -30,5 +30,5 @@ export const startTrackerScan = defineOperation({
     ctx.afterCommit(() => ctx.engine.runner.notify());
     return { status: 202, body: scan, resourceId: scan.run_id };
   },
-  replay: async (ctx, stored) => readScan(ctx.engine.db, stored.resourceId!),
+  replay: async (ctx, stored) => readScan(ctx.db, stored.resourceId!),
 });

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { pingDatabase } from '../../store/repos/health.ts';
 import { ApiError, toApiError } from '../../errors.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { AnyOperation } from '../../tools/define.ts';
@@ -8,12 +9,15 @@ import { bodyLimitMiddleware } from './limits.ts';
 import { mountMcpHttp } from './mcp-http.ts';
 import { errorResponse } from './respond.ts';
 import { mountRest } from './rest.ts';
+import { createFailedAuthLimiter } from './request-auth.ts';
 
 export interface HttpAppDeps {
   engine: Engine;
   operations: readonly AnyOperation[];
   version: string;
   originPolicy: OriginPolicy;
+  /** Failed authentication attempts allowed per client address and minute. */
+  failedAuthPerMinute: number;
 }
 
 /** The one HTTP application: REST under /api/agent/v1, MCP at /mcp, /openapi.json and /healthz. */
@@ -21,6 +25,7 @@ export function createHttpApp(deps: HttpAppDeps) {
   const { engine } = deps;
   const app = new Hono<HttpEnv>();
   const openapi = buildOpenApi(deps.operations, deps.version);
+  const failedAuth = createFailedAuthLimiter(engine.clock, deps.failedAuthPerMinute);
 
   app.use('*', requestIdMiddleware());
   app.use('*', async (c, next) => {
@@ -56,13 +61,13 @@ export function createHttpApp(deps: HttpAppDeps) {
   app.use('*', bodyLimitMiddleware());
 
   app.get('/healthz', async (c) => {
-    await engine.db.selectFrom('organisations').select('id').limit(1).execute();
+    await pingDatabase(engine.db);
     return c.json({ status: 'ok', version: deps.version });
   });
   app.get('/openapi.json', (c) => c.json(openapi));
 
-  mountRest(app, engine, deps.operations);
-  const mcp = mountMcpHttp(app, deps);
+  mountRest(app, engine, deps.operations, failedAuth);
+  const mcp = mountMcpHttp(app, { ...deps, failedAuth });
 
   app.notFound((c) => errorResponse(c, new ApiError('not_found', 'No such route.')));
   app.onError((err, c) => {

@@ -1,19 +1,19 @@
 import type { Hono } from 'hono';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ApiError } from '../../errors.ts';
 import type { Principal } from '../../engine/auth.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { AnyOperation } from '../../tools/define.ts';
 import { buildMcpServer } from '../mcp/server.ts';
 import type { HttpEnv } from './guards.ts';
-import { authenticateRequest } from './request-auth.ts';
+import { authenticateRequest, type FailedAuthLimiter } from './request-auth.ts';
 import { MAX_BODY_BYTES } from './limits.ts';
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
-  server: McpServer;
+  server: Server;
   /** The key that created the session: only it may use the session (sessions are not authentication). */
   keyId: string;
   lastSeen: number;
@@ -35,7 +35,7 @@ function rpcError(status: number, code: number, message: string): Response {
  */
 export function mountMcpHttp(
   app: Hono<HttpEnv>,
-  deps: { engine: Engine; operations: readonly AnyOperation[]; version: string },
+  deps: { engine: Engine; operations: readonly AnyOperation[]; version: string; failedAuth: FailedAuthLimiter },
 ) {
   const { engine } = deps;
   const sessions = new Map<string, Session>();
@@ -57,7 +57,7 @@ export function mountMcpHttp(
   app.get('/mcp', () => new Response(null, { status: 405, headers: { Allow: 'POST, DELETE' } }));
 
   app.on(['POST', 'DELETE'], '/mcp', async (c) => {
-    const principal = await authenticateRequest(engine, c);
+    const principal = await authenticateRequest(engine, deps.failedAuth, c);
     const token = (c.req.header('authorization') ?? '').replace(/^Bearer\s+/i, '');
     const sessionId = c.req.header('mcp-session-id');
     if (sessionId) {

@@ -1,11 +1,11 @@
 import type { Context, Hono } from 'hono';
 import { ApiError } from '../../errors.ts';
 import type { Engine } from '../../engine/engine.ts';
-import { rateLimitHeaders } from '../../engine/rate-limit.ts';
 import type { AnyOperation } from '../../tools/define.ts';
 import { invokeOperation, takeRateLimit } from '../../tools/invoke.ts';
 import { headerValues, type HttpEnv } from './guards.ts';
-import { authenticateRequest } from './request-auth.ts';
+import { rateLimitHeaders } from './headers.ts';
+import { authenticateRequest, type FailedAuthLimiter } from './request-auth.ts';
 
 export const API_BASE = '/api/agent/v1';
 
@@ -58,11 +58,16 @@ function waitSignal(c: Context<HttpEnv>, input: Record<string, unknown>): AbortS
  * REST routes from the registry: authenticate, rate-limit, gather path + query (GET) or path + body (others), then
  * the shared invocation. Errors go to the app's error handler, which renders the error body with the rate headers.
  */
-export function mountRest(app: Hono<HttpEnv>, engine: Engine, operations: readonly AnyOperation[]): void {
+export function mountRest(
+  app: Hono<HttpEnv>,
+  engine: Engine,
+  operations: readonly AnyOperation[],
+  failedAuth: FailedAuthLimiter,
+): void {
   for (const op of operations) {
     app.on(op.http.method, API_BASE + op.http.path, async (c) => {
-      const principal = await authenticateRequest(engine, c);
-      const decision = takeRateLimit(engine, principal);
+      const principal = await authenticateRequest(engine, failedAuth, c);
+      const decision = takeRateLimit(engine.services, principal);
       const rateHeaders = rateLimitHeaders(decision);
       c.set('rateHeaders', rateHeaders);
       const input = {
@@ -79,7 +84,10 @@ export function mountRest(app: Hono<HttpEnv>, engine: Engine, operations: readon
         requestId: c.get('requestId'),
         signal: waitSignal(c, input),
       });
-      return c.json(result.body as object, result.status as 200, { ...rateHeaders, ...result.headers });
+      return c.json(result.body as object, result.status as 200, {
+        ...rateHeaders,
+        ...(result.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
+      });
     });
   }
 }

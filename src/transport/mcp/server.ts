@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
@@ -124,7 +124,7 @@ export async function callOperation(
   const requestId = randomUUID();
   try {
     const principal = await deps.resolvePrincipal(extra);
-    takeRateLimit(deps.engine, principal);
+    takeRateLimit(deps.engine.services, principal);
     const { idempotency_key: rawKey, ...input } = args;
     if (rawKey !== undefined && typeof rawKey !== 'string') {
       throw invalidInput(op.family, [{ path: 'idempotency_key', message: 'Expected a string.' }]);
@@ -141,7 +141,7 @@ export async function callOperation(
       structuredContent: result.body as Record<string, unknown>,
       content: [{ type: 'text', text: summarize(op, result.body) }],
       // REST says Idempotent-Replayed: true; MCP results say it in _meta.
-      ...(result.headers['Idempotent-Replayed'] ? { _meta: { idempotent_replayed: true } } : {}),
+      ...(result.replayed ? { _meta: { idempotent_replayed: true } } : {}),
     };
   } catch (err) {
     const apiErr = toApiError(err);
@@ -156,12 +156,12 @@ export async function callOperation(
 }
 
 /**
- * An MCP server exposing every operation as a tool. Tools are registered with `registerTool` (metadata, enablement);
- * `tools/list` and `tools/call` are answered by our handlers because the SDK's own call path turns every error into
- * text: ours keeps the API's error bodies and answers JSON-RPC -32602 for unknown tools and unknown argument names.
+ * An MCP server exposing every operation as a tool. It is the SDK's low-level server with our own `tools/list` and
+ * `tools/call` handlers: the SDK's high-level call path turns every error into text, while ours keeps the API's
+ * error bodies and answers JSON-RPC -32602 for unknown tools and unknown argument names.
  */
-export function buildMcpServer(deps: McpServerDeps): McpServer {
-  const server = new McpServer(
+export function buildMcpServer(deps: McpServerDeps): Server {
+  const server = new Server(
     { name: 'agent-api', version: deps.version },
     {
       capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
@@ -171,22 +171,9 @@ export function buildMcpServer(deps: McpServerDeps): McpServer {
     },
   );
   const byName = new Map(deps.operations.map((op) => [op.name, op]));
-  for (const op of deps.operations) {
-    server.registerTool(
-      op.name,
-      {
-        title: op.title,
-        description: op.description,
-        inputSchema: toolInputSchema(op),
-        outputSchema: op.output,
-        annotations: op.annotations,
-      },
-      (args: Record<string, unknown>, extra: ToolExtra) => callOperation(deps, op, args, extra),
-    );
-  }
   const definitions = toolDefinitions(deps.operations);
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
-  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const op = byName.get(request.params.name);
     if (!op) throw new McpError(RpcErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;

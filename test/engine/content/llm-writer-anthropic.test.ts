@@ -13,7 +13,6 @@ import {
   type MessagesBody,
   type MessagesReply,
 } from '../../helpers/fake-providers/anthropic.ts';
-import { recordingSleep } from '../../helpers/fake-providers/server.ts';
 import { BRIEF, CLIENT, CONTEXT, CUSTOM_INSTRUCTIONS, input, pageOf, SOURCES } from './llm-writer-fixtures.ts';
 
 let fake: FakeAnthropic;
@@ -35,8 +34,6 @@ function contentWriter(): ContentWriter {
     apiKey: fake.apiKey,
     baseUrl: fake.baseUrl,
     model: 'claude-sonnet-4-5',
-    sleep: recordingSleep().sleep,
-    maxAttempts: 2,
   });
   return createLlmContentWriter({ writer: w, analyzer });
 }

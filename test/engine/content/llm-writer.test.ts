@@ -13,7 +13,6 @@ import type { ContentWriter } from '../../../src/engine/content/types.ts';
 import { RetryableError } from '../../../src/engine/runner/types.ts';
 import { createOpenAiWriter } from '../../../src/providers/writer/openai.ts';
 import { lastUserText, startFakeOpenAi, type ChatBody, type FakeOpenAi } from '../../helpers/fake-providers/openai.ts';
-import { recordingSleep } from '../../helpers/fake-providers/server.ts';
 import {
   BRIEF,
   CLIENT,
@@ -46,8 +45,6 @@ function contentWriter(): ContentWriter {
     apiKey: fake.apiKey!,
     baseUrl: fake.baseUrl,
     model: 'gpt-4o-mini',
-    sleep: recordingSleep().sleep,
-    maxAttempts: 2,
   });
   return createLlmContentWriter({ writer: w, analyzer });
 }

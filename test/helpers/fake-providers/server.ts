@@ -214,11 +214,5 @@ export function sampleFromSchema(schema: unknown, label = 'value'): unknown {
   }
 }
 
-/** A sleep that returns at once and records what it was asked to wait, for backoff assertions. */
-export function recordingSleep(): { waits: number[]; sleep: (ms: number) => Promise<void> } {
-  const waits: number[] = [];
-  return { waits, sleep: async (ms: number) => void waits.push(ms) };
-}
-
 /** A clock fixed at 2025-05-26T10:00:00.000Z. */
 export const fixedClock = { now: () => Date.UTC(2025, 4, 26, 10, 0, 0) };

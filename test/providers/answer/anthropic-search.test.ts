@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { claudeCitations, createAnthropicSearchEngine } from '../../../src/providers/answer/anthropic-search.ts';
 import { ProviderError } from '../../../src/providers/types.ts';
 import { startFakeAnthropic, webSearchTurn, type FakeAnthropic } from '../../helpers/fake-providers/anthropic.ts';
-import { fixedClock, recordingSleep } from '../../helpers/fake-providers/server.ts';
+import { fixedClock } from '../../helpers/fake-providers/server.ts';
 
 let fake: FakeAnthropic;
 beforeAll(async () => {
@@ -20,8 +20,6 @@ const engine = () =>
     baseUrl: fake.baseUrl,
     model: 'claude-sonnet-4-5',
     clock: fixedClock,
-    sleep: recordingSleep().sleep,
-    maxAttempts: 3,
   });
 
 describe('Anthropic web-search answer engine', () => {
@@ -102,8 +100,16 @@ describe('Anthropic web-search answer engine', () => {
     expect((err as Error).message).toContain('too_many_requests');
   });
 
-  it('retries 529 overloaded and refuses other platforms', async () => {
+  it('fails each 529 overloaded after one request, retryable, until a later call succeeds; refuses other platforms', async () => {
     fake.failNext(529, 2);
+    for (let n = 1; n <= 2; n++) {
+      const err = await engine()
+        .ask('q', 'claude')
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ProviderError);
+      expect(err).toMatchObject({ retryable: true, status: 529 });
+      expect(fake.requests).toHaveLength(n);
+    }
     expect((await engine().ask('q', 'claude')).citations).toHaveLength(2);
     expect(fake.requests).toHaveLength(3);
     await expect(engine().ask('q', 'perplexity')).rejects.toBeInstanceOf(ProviderError);

@@ -11,7 +11,7 @@ import {
   startFakeDataForSeo,
   type FakeDataForSeo,
 } from '../../helpers/fake-providers/dataforseo.ts';
-import { fixedClock, recordingSleep } from '../../helpers/fake-providers/server.ts';
+import { fixedClock } from '../../helpers/fake-providers/server.ts';
 
 let fake: FakeDataForSeo;
 beforeAll(async () => {
@@ -30,8 +30,6 @@ const engine = (over: { password?: string } = {}) =>
     password: fake.password,
     baseUrl: fake.baseUrl,
     clock: fixedClock,
-    sleep: recordingSleep().sleep,
-    maxAttempts: 2,
     ...over,
   });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAiSearchEngine, dedupeCitations } from '../../../src/providers/answer/openai-search.ts';
 import { ProviderError } from '../../../src/providers/types.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../../helpers/fake-providers/openai.ts';
-import { fixedClock, recordingSleep } from '../../helpers/fake-providers/server.ts';
+import { fixedClock } from '../../helpers/fake-providers/server.ts';
 
 let fake: FakeOpenAi;
 beforeAll(async () => {
@@ -14,17 +14,13 @@ beforeEach(() => {
   fake.setReply(null);
 });
 
-const engine = (over: { apiKey?: string; model?: string } = {}) => {
-  const rec = recordingSleep();
-  return createOpenAiSearchEngine({
+const engine = (over: { apiKey?: string; model?: string } = {}) =>
+  createOpenAiSearchEngine({
     apiKey: fake.apiKey!,
     baseUrl: fake.baseUrl,
     clock: fixedClock,
-    sleep: rec.sleep,
-    maxAttempts: 2,
     ...over,
   });
-};
 
 describe('OpenAI web-search answer engine', () => {
   it('asks a search model with web_search_options and the approximate user location', async () => {
@@ -64,7 +60,7 @@ describe('OpenAI web-search answer engine', () => {
     expect(answer).toMatchObject({ text: 'Plain answer.', citations: [] });
   });
 
-  it('refuses other platforms, raises refusals, and retries a 429', async () => {
+  it('refuses other platforms, raises refusals, and fails a 429 once, retryable, before a later call succeeds', async () => {
     await expect(engine().ask('q', 'perplexity')).rejects.toBeInstanceOf(ProviderError);
     expect(fake.requests).toHaveLength(0);
     fake.setReply(() => ({ content: null, refusal: 'no' }));
@@ -72,6 +68,12 @@ describe('OpenAI web-search answer engine', () => {
     fake.setReply(null);
     fake.reset();
     fake.failNext(429, 1, { retryAfter: '1' });
+    const limited = await engine()
+      .ask('q', 'chatgpt')
+      .catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(ProviderError);
+    expect(limited).toMatchObject({ retryable: true, status: 429, retryAfterMs: 1000 });
+    expect(fake.requests).toHaveLength(1);
     expect((await engine().ask('q', 'chatgpt')).citations).toHaveLength(2);
     expect(fake.requests).toHaveLength(2);
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPerplexityEngine } from '../../../src/providers/answer/perplexity.ts';
 import { ProviderError } from '../../../src/providers/types.ts';
 import { startFakePerplexity, type FakePerplexity } from '../../helpers/fake-providers/perplexity.ts';
-import { fixedClock, recordingSleep } from '../../helpers/fake-providers/server.ts';
+import { fixedClock } from '../../helpers/fake-providers/server.ts';
 
 let fake: FakePerplexity;
 let legacy: FakePerplexity;
@@ -19,20 +19,14 @@ beforeEach(() => {
   legacy.reset();
 });
 
-const engine = (baseUrl: string, over: { apiKey?: string; timeoutMs?: number; maxAttempts?: number } = {}) => {
-  const rec = recordingSleep();
-  return {
-    e: createPerplexityEngine({
-      apiKey: fake.apiKey,
-      baseUrl,
-      clock: fixedClock,
-      sleep: rec.sleep,
-      maxAttempts: 3,
-      ...over,
-    }),
-    waits: rec.waits,
-  };
-};
+const engine = (baseUrl: string, over: { apiKey?: string; timeoutMs?: number } = {}) => ({
+  e: createPerplexityEngine({
+    apiKey: fake.apiKey,
+    baseUrl,
+    clock: fixedClock,
+    ...over,
+  }),
+});
 
 describe('Perplexity Sonar answer engine', () => {
   it('posts a Sonar chat completion and reads search_results', async () => {
@@ -73,11 +67,15 @@ describe('Perplexity Sonar answer engine', () => {
     ]);
   });
 
-  it('retries 429 with Retry-After, fails at once on 401, refuses other platforms', async () => {
-    const { e, waits } = engine(fake.baseUrl);
+  it('fails a 429 once, retryable with its Retry-After in ms, then answers; fails at once on 401; refuses other platforms', async () => {
+    const { e } = engine(fake.baseUrl);
     fake.failNext(429, 1, { retryAfter: '5' });
+    const limited = await e.ask('q', 'perplexity').catch((x: unknown) => x);
+    expect(limited).toBeInstanceOf(ProviderError);
+    expect(limited).toMatchObject({ retryable: true, status: 429, retryAfterMs: 5000 });
+    expect(fake.requests).toHaveLength(1);
     await e.ask('q', 'perplexity');
-    expect(waits).toEqual([5000]);
+    expect(fake.requests).toHaveLength(2);
     await expect(engine(fake.baseUrl, { apiKey: 'pplx-bad' }).e.ask('q', 'perplexity')).rejects.toMatchObject({
       retryable: false,
       status: 401,
@@ -87,8 +85,6 @@ describe('Perplexity Sonar answer engine', () => {
 
   it('times out a request that never answers', async () => {
     fake.hangNext(1);
-    await expect(engine(fake.baseUrl, { timeoutMs: 80, maxAttempts: 1 }).e.ask('q', 'perplexity')).rejects.toThrow(
-      /timed out/,
-    );
+    await expect(engine(fake.baseUrl, { timeoutMs: 80 }).e.ask('q', 'perplexity')).rejects.toThrow(/timed out/);
   });
 });

@@ -7,7 +7,7 @@ import {
   startFakeDataForSeo,
   type FakeDataForSeo,
 } from '../../helpers/fake-providers/dataforseo.ts';
-import { fixedClock, recordingSleep } from '../../helpers/fake-providers/server.ts';
+import { fixedClock } from '../../helpers/fake-providers/server.ts';
 
 let fake: FakeDataForSeo;
 beforeAll(async () => {
@@ -20,17 +20,14 @@ beforeEach(() => {
 });
 
 function provider(over: Partial<DataForSeoOptions> = {}) {
-  const rec = recordingSleep();
   const search = createDataForSeoSearch({
     login: fake.login,
     password: fake.password,
     baseUrl: fake.baseUrl,
     clock: fixedClock,
-    sleep: rec.sleep,
-    maxAttempts: 3,
     ...over,
   });
-  return { search, waits: rec.waits };
+  return { search };
 }
 
 async function failure(p: Promise<unknown>): Promise<ProviderError> {
@@ -160,22 +157,34 @@ describe('DataForSEO search adapter', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('retries a 429 after the Retry-After it was given, then succeeds', async () => {
-    const { search, waits } = provider();
+  it('fails a 429 after one request, retryable with its Retry-After in ms; the next call succeeds', async () => {
+    const { search } = provider();
     fake.failNext(429, 1, { retryAfter: '2' });
+    const err = await failure(search.search('retry me', { platform: 'organic' }));
+    expect(err).toMatchObject({ provider: 'dataforseo', retryable: true, status: 429, retryAfterMs: 2000 });
+    expect(fake.requests).toHaveLength(1);
     const res = await search.search('retry me', { platform: 'organic' });
     expect(res.results).toHaveLength(3);
     expect(fake.requests).toHaveLength(2);
-    expect(waits).toEqual([2000]);
   });
 
-  it('gives up after maxAttempts on repeated 500s with a retryable ProviderError', async () => {
-    const { search, waits } = provider({ maxAttempts: 3 });
+  it('converts an HTTP-date Retry-After into the ms left until that date', async () => {
+    const { search } = provider();
+    fake.failNext(429, 1, { retryAfter: new Date(Date.now() + 30_000).toUTCString() });
+    const err = await failure(search.search('retry me', { platform: 'organic' }));
+    expect(err).toMatchObject({ retryable: true, status: 429 });
+    // An HTTP date has whole seconds, so up to 1 s of the 30 s is lost to truncation (plus the round trip).
+    expect(err.retryAfterMs).toBeGreaterThan(27_000);
+    expect(err.retryAfterMs).toBeLessThanOrEqual(30_000);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('fails repeated 500s after one request with a retryable ProviderError, leaving retries to the caller', async () => {
+    const { search } = provider();
     fake.failNext(500, 5);
     const err = await failure(search.search('down', { platform: 'organic' }));
-    expect(err).toMatchObject({ provider: 'dataforseo', retryable: true, status: 500 });
-    expect(fake.requests).toHaveLength(3);
-    expect(waits).toHaveLength(2);
+    expect(err).toMatchObject({ provider: 'dataforseo', retryable: true, status: 500, retryAfterMs: undefined });
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('fails at once, not retryable, on bad credentials', async () => {
@@ -203,7 +212,7 @@ describe('DataForSEO search adapter', () => {
   });
 
   it('times out a request that never answers', async () => {
-    const { search } = provider({ timeoutMs: 80, maxAttempts: 1 });
+    const { search } = provider({ timeoutMs: 80 });
     fake.hangNext(1);
     const err = await failure(search.search('slow', { platform: 'organic' }));
     expect(err.retryable).toBe(true);

@@ -14,7 +14,7 @@ import { startCanary, startPageServer, type Canary, type PageServer } from '../.
 import { SSRF_DNS_CASES, ssrfDnsTable, ssrfUrlCases, stubLookup, type StubLookup } from '../../helpers/ssrf-cases.ts';
 
 /**
- * RELIABILITY.md section E through the fetcher. The canary listens on 127.0.0.1 and ::1; every URL that would
+ * docs/reliability.md section E through the fetcher. The canary listens on 127.0.0.1 and ::1; every URL that would
  * reach it if a guard failed carries its port, and the canary must never see a connection. The page server stands
  * in for "a public site": it is reachable only because its host:port is on the allow-list.
  */

@@ -32,28 +32,24 @@ export function scorePage(
   }
   const total = details.reduce((a, d) => a + d.earned, 0);
   const entities: EntityRow[] = [
-    ...stats.terms
-      .slice(0, TOP_TERMS)
-      .map((t) => ({
-        term: t.display,
-        kind: 'term' as const,
-        importance: t.importance,
-        sourceCount: t.pages,
-        competitorRange: t.count,
-        sourceUses: t.sourceCount ?? 0,
-        status: t.status ?? 'missing',
-      })),
-    ...stats.entities
-      .slice(0, TOP_ENTITIES)
-      .map((e) => ({
-        term: e.display,
-        kind: 'entity' as const,
-        importance: e.importance,
-        sourceCount: e.pages,
-        competitorRange: e.count,
-        sourceUses: e.sourceCount ?? 0,
-        status: e.status ?? 'missing',
-      })),
+    ...stats.terms.slice(0, TOP_TERMS).map((t) => ({
+      term: t.display,
+      kind: 'term' as const,
+      importance: t.importance,
+      sourceCount: t.pages,
+      competitorRange: t.count,
+      sourceUses: t.sourceCount ?? 0,
+      status: t.status ?? 'missing',
+    })),
+    ...stats.entities.slice(0, TOP_ENTITIES).map((e) => ({
+      term: e.display,
+      kind: 'entity' as const,
+      importance: e.importance,
+      sourceCount: e.pages,
+      competitorRange: e.count,
+      sourceUses: e.sourceCount ?? 0,
+      status: e.status ?? 'missing',
+    })),
   ];
   return {
     rankabilityScore: Math.round(total * 10) / 10,

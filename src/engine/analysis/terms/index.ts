@@ -1,5 +1,5 @@
 /**
- * Term and entity analysis (ARCHITECTURE.md section 5): what the top-ranking pages agree on, for Optimize's scorer
+ * Term and entity analysis (docs/scoring.md): what the top-ranking pages agree on, for Optimize's scorer
  * and the content writer. English goes through wink-nlp with its English lite web model; other languages through
  * Intl.Segmenter (see tokenize.ts). Same input, byte-identical JSON output.
  */

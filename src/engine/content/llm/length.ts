@@ -5,7 +5,7 @@
  * `e-mail` and `3.5` each count once.
  */
 
-/** Share of the target the draft may miss by: the spec's "within 15 percent". */
+/** Share of the target the draft may miss by: 15 percent either way (docs/llm-writer.md). */
 export const LENGTH_TOLERANCE = 0.15;
 
 const SOURCES_HEADING = /^#{1,6}[ \t]+sources[ \t]*#*[ \t]*$/gim;

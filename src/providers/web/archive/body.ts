@@ -3,11 +3,10 @@
  * charset found, the text decoded.
  */
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
-import { charsetFromContentType, decodeBody, mimeType } from '../charset.ts';
+import { decodeBody, mimeType } from '../charset.ts';
 
 // One charset and MIME implementation for live and archived pages (the live fetcher's, with its windows-1252 fix).
 export { mimeType };
-export const charsetParam = charsetFromContentType;
 
 /** True for MIME types whose body is text a page consumer may read. */
 export function isTextMime(mime: string | null): boolean {

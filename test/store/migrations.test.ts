@@ -1,0 +1,23 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../src/store/migrations/index.ts';
+import { tempDir } from '../helpers/temp.ts';
+
+const run = promisify(execFile);
+const SCRIPT = fileURLToPath(new URL('../helpers/migrate-once.ts', import.meta.url));
+
+describe('migrations', () => {
+  const tmp = tempDir('agent-api-migrate-');
+  afterAll(() => tmp.cleanup());
+
+  it('three processes migrating one fresh database at once apply every migration exactly once between them', async () => {
+    const outputs = await Promise.all(
+      [1, 2, 3].map(() => run(process.execPath, ['--import', 'tsx', SCRIPT, tmp.dbPath], { timeout: 60_000 })),
+    );
+    const results = outputs.map((o) => JSON.parse(o.stdout) as { applied?: number; error?: string });
+    expect(results.filter((r) => r.error)).toEqual([]);
+    expect(results.reduce((n, r) => n + (r.applied ?? 0), 0)).toBe(Object.keys(MIGRATIONS).length);
+  });
+});
