@@ -102,7 +102,7 @@ export function waitForStderr(child: ChildProcess, pattern: RegExp, timeoutMs: n
 }
 
 /** SIGTERM and wait for the exit code (SIGKILL if it has not exited within `timeoutMs`). */
-export function terminate(child: ChildProcess, timeoutMs = 15_000): Promise<number | null> {
+export function terminate(child: ChildProcess, timeoutMs = 30_000): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

@@ -60,7 +60,7 @@ export async function spawnServer(
   });
   child.stdout!.resume();
   const lines: string[] = [];
-  const url = await waitForUrl(child, lines, options.timeoutMs ?? 20_000);
+  const url = await waitForUrl(child, lines, options.timeoutMs ?? 60_000);
   return {
     child,
     url,
