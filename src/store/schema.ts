@@ -222,6 +222,8 @@ export interface ContentArtifactsTable {
   draft: string | null;
   citations: string | null;
   review: string | null;
+  /** A content job's draft scored against its research (null before the scoring stage, and for Autopilot). */
+  score: string | null;
   updated_at: number;
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROGRESS_STAGES } from '../../src/engine/content/states.ts';
 import {
   CallToolResultSchema,
   CreateTaskResultSchema,
@@ -213,17 +214,8 @@ describe('MCP tasks backed by durable content jobs', () => {
 });
 
 describe('progress notifications and long-polls', () => {
-  const STAGES = [
-    'queued',
-    'researching',
-    'briefing',
-    'brief_ready',
-    'drafting',
-    'optimizing',
-    'fact_checking',
-    'finalizing',
-    'completed',
-  ];
+  // The content state table's progress order: a new stage joins it there and here at once.
+  const STAGES: readonly string[] = PROGRESS_STAGES;
 
   it('a create call with a progress token reports each stage it sees, in order, until the job completes (background runner)', async () => {
     const updates: Progress[] = [];

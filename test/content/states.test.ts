@@ -145,7 +145,7 @@ describe('create: POST /copywriter/jobs and create_content_job', () => {
   it('auto: queued → researching → generating_draft → completed without a pause; artifacts complete; usage charged', async () => {
     expect(await settle(t, first.job_id)).toBe('completed');
     expect(log.statuses(first.job_id)).toEqual(['queued', 'researching', 'generating_draft', 'completed']);
-    expect(log.stages(first.job_id)).toEqual(['queued', 'researching', 'briefing', 'drafting', 'completed']);
+    expect(log.stages(first.job_id)).toEqual(['queued', 'researching', 'briefing', 'drafting', 'scoring', 'completed']);
     // The brief is approved automatically: the job never rests at brief_ready.
     expect(log.statuses(first.job_id)).not.toContain('brief_ready');
     const d = await getJob(t, a.key, first.job_id);
@@ -164,6 +164,20 @@ describe('create: POST /copywriter/jobs and create_content_job', () => {
       expect(art.body[k], k).not.toBeNull();
     expect(art.body.outline!.length).toBeGreaterThan(0);
     expect(art.body.draft!.content.length).toBeGreaterThan(0);
+    // The scoring stage scored the draft against the researched pages; recommendations come most points first.
+    const score = art.body.score as {
+      rankabilityScore: number;
+      categoryScores: Record<string, number>;
+      recommendations: { points: number; recommendation: string }[];
+      competitorCount: number;
+    };
+    expect(score.rankabilityScore).toBeGreaterThan(0);
+    expect(score.rankabilityScore).toBeLessThanOrEqual(100);
+    expect(Object.keys(score.categoryScores).length).toBeGreaterThan(0);
+    expect(score.competitorCount).toBeGreaterThan(0);
+    const points = score.recommendations.map((r) => r.points);
+    expect(points).toEqual([...points].sort((x, y) => y - x));
+    for (const r of score.recommendations) expect(r.recommendation.length).toBeGreaterThan(0);
     expect(await ledgerOf(t, first.job_id)).toEqual([{ state: 'charged', units: 10 }]);
     // The replay after completion answers the job as it is now.
     const again = await postJob(

@@ -1,5 +1,5 @@
 import type { Engine } from '../engine.ts';
-import { scorePage } from '../analysis/score/index.ts';
+import { SCORING_VERSION, scorePage } from '../analysis/score/index.ts';
 import { textStats } from '../analysis/score/readability.ts';
 import {
   CONTENT_KINDS,
@@ -97,6 +97,15 @@ export type OptimizePass =
 /** The review the finalize step writes to the artifacts. */
 export type Review = Record<string, unknown>;
 
+/** A draft's Optimize score against the job's researched pages, with what to change, most points first. */
+export interface DraftScore {
+  rankabilityScore: number;
+  categoryScores: Record<string, number>;
+  recommendations: { check: string; category: string; label: string; points: number; recommendation: string }[];
+  competitorCount: number;
+  scoringVersion: string;
+}
+
 /**
  * The content pipelines' step outputs by step name (a content job runs research, brief and draft; Autopilot all).
  * The checkpoint is a mapped type of these, so every read of an earlier output is typed.
@@ -105,6 +114,7 @@ export type ContentOutputs = {
   research: Research;
   brief: Brief;
   draft: Draft;
+  score: DraftScore | null;
   [pass: `optimize_${number}`]: OptimizePass;
   fact_check: FactCheck;
   finalize: Review;
@@ -240,6 +250,36 @@ function contentParts(engine: Engine) {
     );
   };
 
+  /** The draft scored against the researched pages; null when research kept no page to compare with. */
+  const score: ContentStep<'score'> = {
+    name: 'score',
+    stage: 'scoring',
+    transient: true,
+    async run(ctx) {
+      const job = await jobContext(ctx.db, ctx.resourceId);
+      const research = ctx.output('research');
+      const scored = scoreDraft(ctx.output('draft'), ctx.output('brief'), job, research);
+      if (!scored) return null;
+      return {
+        rankabilityScore: scored.rankabilityScore,
+        categoryScores: scored.categoryScores,
+        recommendations: scored.scoreDetails
+          .filter((d) => d.recommendation !== null && d.earned < d.possible)
+          .map((d) => ({
+            check: d.id,
+            category: d.category,
+            label: d.label,
+            points: Math.round((d.possible - d.earned) * 10) / 10,
+            recommendation: d.recommendation!,
+          }))
+          .sort((a, b) => b.points - a.points),
+        competitorCount: research.sources.length,
+        scoringVersion: SCORING_VERSION,
+      };
+    },
+    persist: (ctx, output) => saveArtifacts(ctx.trx, ctx.resourceId, { score: output }, ctx.now),
+  };
+
   const optimizePasses: ContentStep<`optimize_${number}`>[] = Array.from({ length: OPTIMIZE_PASS_CAP }, (_, i) => ({
     name: `optimize_${i + 1}`,
     stage: 'optimizing',
@@ -358,7 +398,7 @@ function contentParts(engine: Engine) {
     },
   });
 
-  return { research: research_, brief, saveBrief, draft, optimizePasses, factCheckStep, finalize, hooks };
+  return { research: research_, brief, saveBrief, draft, score, optimizePasses, factCheckStep, finalize, hooks };
 }
 
 const partsOf = (engine: Engine) => {
@@ -368,7 +408,7 @@ const partsOf = (engine: Engine) => {
 };
 
 /**
- * A content job: research, brief, draft. A stepped job pauses at `brief_ready` after its brief until
+ * A content job: research, brief, draft, and the draft's score against the research. A stepped job pauses at `brief_ready` after its brief until
  * approve_content_brief resumes it; an auto job's brief is approved at once.
  */
 export function contentJobPipeline(engine: Engine): Pipeline {
@@ -391,6 +431,7 @@ export function contentJobPipeline(engine: Engine): Pipeline {
         },
       },
       p.draft,
+      p.score,
     ],
     ...p.hooks('job'),
   });

@@ -33,6 +33,8 @@ export const CONTENT_STAGES = {
   briefing: { status: 'researching', percent: 30 },
   brief_ready: { status: 'brief_ready', percent: 50 },
   drafting: { status: 'generating_draft', percent: 60 },
+  /** A content job's draft is scored against the researched pages (artifacts.score). */
+  scoring: { status: 'generating_draft', percent: 70 },
   optimizing: { status: 'generating_draft', percent: 75 },
   fact_checking: { status: 'generating_draft', percent: 85 },
   finalizing: { status: 'generating_draft', percent: 95 },

@@ -156,5 +156,6 @@ export function artifactsView(row: ContentJobRow, a: ArtifactsRow | undefined) {
     citations: parse<unknown[]>(a?.citations ?? null),
     sources,
     review: parse<Record<string, unknown>>(a?.review ?? null),
+    score: parse<Record<string, unknown>>(a?.score ?? null),
   };
 }

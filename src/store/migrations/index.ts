@@ -8,6 +8,7 @@ import * as m0005 from './0005-tracker.ts';
 import * as m0006 from './0006-mcp-tasks.ts';
 import * as m0007 from './0007-usage-covering-index.ts';
 import * as m0008 from './0008-usage-hourly.ts';
+import * as m0009 from './0009-content-score.ts';
 
 /** The static, ordered list of frozen migrations. Names sort in the order they must run. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -19,6 +20,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0006-mcp-tasks': m0006,
   '0007-usage-covering-index': m0007,
   '0008-usage-hourly': m0008,
+  '0009-content-score': m0009,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

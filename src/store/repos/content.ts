@@ -36,6 +36,7 @@ export async function insertContentJob(
       draft: null,
       citations: null,
       review: null,
+      score: null,
       updated_at: row.created_at,
     })
     .execute();

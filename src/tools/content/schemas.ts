@@ -212,6 +212,12 @@ export const Artifacts = z.object({
     .array(z.object({ id: z.number().int(), url: z.string(), title: z.string(), platform: z.string() }))
     .nullable(),
   review: z.record(z.string(), z.unknown()).nullable(),
+  score: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe(
+      "A content job's draft scored with the Optimize formula against its researched pages: rankabilityScore, categoryScores and recommendations (most points first). Null until the scoring stage, and for Autopilot (its review carries scores).",
+    ),
 });
 
 export const WaitSeconds = z.coerce

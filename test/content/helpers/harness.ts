@@ -117,6 +117,7 @@ export interface Artifacts {
   citations: Citation[] | null;
   sources: { id: number; url: string; title: string; platform: string }[] | null;
   review: Review | null;
+  score: Record<string, unknown> | null;
 }
 
 export interface AutopilotStarted {
