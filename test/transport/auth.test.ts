@@ -371,22 +371,24 @@ describe('per-IP failed-authentication limiter (docs/reliability.md A.10)', () =
   it('A.10 100 random invalid keys from one IP get 429 from the per-IP limiter; a valid key from another IP is unaffected', async () => {
     const { key } = await t.tenant();
     const statuses: number[] = [];
-    let statementsWhileLimited = 0;
+    let malformedStatementsWhileLimited = 0;
     for (let i = 0; i < 100; i++) {
-      const k = i % 2 === 0 ? generateApiKey() : `aapi_${randomUUID().replaceAll('-', '')}`;
+      const wellFormed = i % 2 === 0;
+      const k = wellFormed ? generateApiKey() : `aapi_${randomUUID().replaceAll('-', '')}`;
       const before = t.engine.dbStats.statements;
       const r = await t.request('GET', '/usage', { key: k });
       statuses.push(r.status);
       if (r.status === 429) {
-        statementsWhileLimited += t.engine.dbStats.statements - before;
+        if (!wellFormed) malformedStatementsWhileLimited += t.engine.dbStats.statements - before;
         expect(r.body).toMatchObject({ error: { code: 'rate_limit_exceeded' } });
         expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       }
     }
     expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
     expect(statuses.slice(20).every((s) => s === 429)).toBe(true);
-    // Over its allowance an address is refused before its key is looked up.
-    expect(statementsWhileLimited).toBe(0);
+    // Over its allowance a malformed key is refused before anything is read; a well-formed one is looked up, so a key
+    // that matches still gets in (I.10).
+    expect(malformedStatementsWhileLimited).toBe(0);
 
     const fromOther = await undiciFetch(`${t.url}/api/agent/v1/usage`, {
       dispatcher: other,
@@ -409,5 +411,26 @@ describe('per-IP failed-authentication limiter (docs/reliability.md A.10)', () =
     // The allowance refills with time: after a minute the first address is answered 401 (checked), not 429.
     t.clock.advance(60_000);
     expect((await t.request('GET', '/usage', { key: generateApiKey() })).status).toBe(401);
+  });
+
+  it('I.10 a valid key is never locked out by junk from its own address: only failures are counted and limited', async () => {
+    const { key } = await t.tenant('agency');
+    t.clock.advance(60_000);
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const junk = await t.request('GET', '/usage', { key: i % 2 ? generateApiKey() : 'aapi_junk' });
+      statuses.push(junk.status);
+      // The user's own requests, interleaved with the junk from the same address, always pass.
+      expect((await t.request('GET', '/usage', { key })).status).toBe(200);
+    }
+    expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(20).every((s) => s === 429)).toBe(true);
+    // The same over MCP Streamable HTTP: the key opens a session while its address is over the allowance.
+    const mcp = await connectHttpClient(t.url, key);
+    try {
+      expect((await mcp.client.listTools()).tools.length).toBeGreaterThan(0);
+    } finally {
+      await mcp.close();
+    }
   });
 });

@@ -1,18 +1,21 @@
 import type { Context } from 'hono';
 import { ApiError } from '../../errors.ts';
 import { authenticate, bearerToken, type Principal } from '../../engine/auth.ts';
+import { isWellFormedApiKey } from '../../engine/api-keys.ts';
 import type { Engine } from '../../engine/engine.ts';
 import { createRateLimiter } from '../../engine/rate-limit.ts';
 import type { Clock } from '../../clock.ts';
-import type { HttpEnv } from './guards.ts';
+import { createClientAddressResolver } from './client-address.ts';
+import { headerValues, type HttpEnv } from './guards.ts';
 
-export function clientAddress(c: Context<HttpEnv>): string {
-  return c.env?.incoming?.socket?.remoteAddress ?? 'unknown';
-}
-
-/** The failed-authentication limiter: a transport concern (addresses are the transport's), per process. */
-export function createFailedAuthLimiter(clock: Clock, perMinute: number) {
+/**
+ * The failed-authentication limiter, a transport concern (addresses are the transport's), per process. Only failures
+ * are counted and limited: a key that matches is always let through, so junk sent from a user's address (or from a
+ * shared proxy) cannot lock that user out.
+ */
+export function createFailedAuthLimiter(clock: Clock, perMinute: number, trustedProxies: readonly string[] = []) {
   const limiter = createRateLimiter(clock);
+  const addresses = createClientAddressResolver(trustedProxies);
   const tooMany = (retryAfter: number) =>
     new ApiError(
       'rate_limit_exceeded',
@@ -21,38 +24,42 @@ export function createFailedAuthLimiter(clock: Clock, perMinute: number) {
       { retryAfterSeconds: retryAfter },
     );
   return {
-    /** Throws 429 when the address has used its failed-attempt allowance. */
-    check(address: string): void {
-      if (!limiter.wouldAllow(`ip:${address}`, perMinute))
-        throw tooMany(limiter.take(`ip:${address}`, perMinute).retryAfter);
-    },
-    /** Counts one failed attempt; throws 429 when it was one too many. */
-    fail(address: string): void {
+    /** The limiter's key for a request: its client address (behind trusted proxies), IPv6 grouped by /64. */
+    clientOf: (c: Context<HttpEnv>): string =>
+      addresses.resolve(c.env?.incoming?.socket?.remoteAddress, headerValues(c.env?.incoming, 'x-forwarded-for')),
+    /** True while the address still has failed attempts left. */
+    allows: (address: string): boolean => limiter.wouldAllow(`ip:${address}`, perMinute),
+    /** Counts one failed attempt; the error to answer: 429 once the address is over its allowance, else `failure`. */
+    fail(address: string, failure: ApiError): ApiError {
       const d = limiter.take(`ip:${address}`, perMinute);
-      if (!d.allowed) throw tooMany(d.retryAfter);
+      return d.allowed ? failure : tooMany(d.retryAfter);
     },
+    /** The 429 for an address already over its allowance. */
+    refuse: (address: string): ApiError => tooMany(limiter.take(`ip:${address}`, perMinute).retryAfter),
   };
 }
 
 export type FailedAuthLimiter = ReturnType<typeof createFailedAuthLimiter>;
 
 /**
- * Authenticates the request's Bearer key (never a query parameter). Failed attempts are counted per client address;
- * an address over its failed-auth allowance is refused with 429 before its key is looked at.
+ * Authenticates the request's Bearer key (never a query parameter). A well-formed key is always looked up, so a key
+ * that matches is authenticated whatever its address's failure count; a failure counts against the address, and an
+ * address over its allowance gets 429 instead of 401. A malformed key from such an address is refused with no read.
  */
 export async function authenticateRequest(
   engine: Engine,
   failedAuth: FailedAuthLimiter,
   c: Context<HttpEnv>,
 ): Promise<Principal> {
-  const ip = clientAddress(c);
-  failedAuth.check(ip);
+  const token = bearerToken(c.req.header('authorization'));
+  const address = failedAuth.clientOf(c);
+  if (!(token && isWellFormedApiKey(token)) && !failedAuth.allows(address)) throw failedAuth.refuse(address);
   try {
-    return await authenticate(engine.db, engine.clock, bearerToken(c.req.header('authorization')));
+    return await authenticate(engine.db, engine.clock, token);
   } catch (err) {
     if (err instanceof ApiError && err.code === 'unauthorized') {
-      engine.logger.info({ ip, requestId: c.get('requestId') }, 'authentication failed');
-      failedAuth.fail(ip);
+      engine.logger.info({ ip: address, requestId: c.get('requestId') }, 'authentication failed');
+      throw failedAuth.fail(address, err);
     }
     throw err;
   }
