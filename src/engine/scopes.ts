@@ -37,3 +37,8 @@ export function expandScopes(scopes: readonly string[]): Set<Scope> {
   }
   return out;
 }
+
+/** The scope that reads what `scope` runs (a run scope grants its read scope; a read scope is its own). */
+export function readScopeOf(scope: Scope): Scope {
+  return GRANTS[scope][0] ?? scope;
+}

@@ -5,6 +5,7 @@ import { getContentJob } from '../store/repos/content.ts';
 import { getOptimization } from '../store/repos/optimizations.ts';
 import { getTaskRow, insertTaskRow, listTaskRows, markTaskCancelled } from '../store/repos/mcp-tasks.ts';
 import { taskStatusOf, type TaskStatus } from './content/states.ts';
+import { readScopeOf, type Scope } from './scopes.ts';
 import { autopilotStarted, jobCreated } from './content/views.ts';
 import { optimizationView } from './optimize/views.ts';
 
@@ -58,7 +59,16 @@ export async function resourceTaskState(
 
 export async function insertTask(
   db: Db,
-  t: { orgId: string; tool: string; kind: TaskResourceKind; resourceId: string; ttlMs: number | null; pollMs: number },
+  t: {
+    orgId: string;
+    tool: string;
+    kind: TaskResourceKind;
+    resourceId: string;
+    ttlMs: number | null;
+    pollMs: number;
+    /** The scope of the operation behind the task: cancelling needs it, reading needs its read scope. */
+    runScope: Scope;
+  },
   now: number,
 ): Promise<string> {
   const taskId = `task_${randomUUID()}`;
@@ -71,6 +81,8 @@ export async function insertTask(
     cancelled_at: null,
     ttl_ms: t.ttlMs,
     poll_ms: t.pollMs,
+    read_scope: readScopeOf(t.runScope),
+    run_scope: t.runScope,
     created_at: now,
   });
   return taskId;

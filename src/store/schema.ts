@@ -238,6 +238,9 @@ export interface McpTasksTable {
   cancelled_at: number | null;
   ttl_ms: number | null;
   poll_ms: number;
+  /** The scope that reads the task (tasks/get, tasks/result, tasks/list) and the one that cancels it. */
+  read_scope: string;
+  run_scope: string;
   created_at: number;
 }
 

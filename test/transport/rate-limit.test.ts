@@ -245,7 +245,8 @@ describe('per-key rate limiting over REST and MCP (docs/reliability.md D)', () =
 
   it('MCP tool calls count against the same per-key limit and get the same rate_limit_exceeded body', async () => {
     const { orgId, clientId, key } = await t.tenant('starter');
-    await exhaust(t, key, 10);
+    await exhaust(t, key, 8);
+    // Every MCP message counts (I.2): opening the session spends two (initialize, notifications/initialized).
     const mcp = await connectHttpClient(t.url, key);
     try {
       for (let i = 0; i < 20; i++) {

@@ -159,16 +159,23 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
         process.exitCode = 2;
         return;
       }
-      const [{ createApp, VERSION }, { authenticate }, { buildMcpServer }, { StdioServerTransport }] =
-        await Promise.all([
-          import('../../app.ts'),
-          import('../../engine/auth.ts'),
-          import('../../transport/mcp/server.ts'),
-          import('@modelcontextprotocol/sdk/server/stdio.js'),
-        ]);
+      const [
+        { createApp, VERSION },
+        { authenticate },
+        { buildMcpServer },
+        { guardTransport, malformedCall, meterMessage, rateRefusal },
+        { StdioServerTransport },
+      ] = await Promise.all([
+        import('../../app.ts'),
+        import('../../engine/auth.ts'),
+        import('../../transport/mcp/server.ts'),
+        import('../../transport/mcp/message-guard.ts'),
+        import('@modelcontextprotocol/sdk/server/stdio.js'),
+      ]);
       const app = await createApp({ config });
+      let principal: Awaited<ReturnType<typeof authenticate>> | undefined;
       try {
-        await authenticate(app.database.db, app.engine.clock, key);
+        principal = await authenticate(app.database.db, app.engine.clock, key);
       } catch {
         io.err('agent-api mcp: AGENT_API_KEY is not a valid, active key for this database (AGENT_API_DB).');
         await app.close();
@@ -180,7 +187,7 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
         operations: app.operations,
         version: VERSION,
         resolvePrincipal: () => authenticate(app.database.db, app.engine.clock, key),
-        taskOrg: async () => (await authenticate(app.database.db, app.engine.clock, key)).orgId,
+        taskPrincipal: () => authenticate(app.database.db, app.engine.clock, key),
       });
       const transport = new StdioServerTransport();
       await app.startBackground();
@@ -195,7 +202,16 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
         process.stdin.once('end', shutdown);
         process.once('SIGTERM', shutdown);
         process.once('SIGINT', shutdown);
-        void server.connect(transport);
+        void server.connect(transport).then(() =>
+          // Malformed tool calls answer -32602 with one sentence; every other message counts against the key's rate
+          // limit (tool calls are metered by the operation), as over HTTP.
+          guardTransport(transport, (m) => {
+            const malformed = malformedCall(m);
+            if (malformed) return malformed;
+            const over = principal ? meterMessage(app.engine.services, principal, m) : null;
+            return over ? rateRefusal(m, over) : null;
+          }),
+        );
       });
     });
 }

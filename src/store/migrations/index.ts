@@ -9,6 +9,7 @@ import * as m0006 from './0006-mcp-tasks.ts';
 import * as m0007 from './0007-usage-covering-index.ts';
 import * as m0008 from './0008-usage-hourly.ts';
 import * as m0009 from './0009-content-score.ts';
+import * as m0010 from './0010-task-scopes.ts';
 
 /** The static, ordered list of frozen migrations. Names sort in the order they must run. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -21,6 +22,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0007-usage-covering-index': m0007,
   '0008-usage-hourly': m0008,
   '0009-content-score': m0009,
+  '0010-task-scopes': m0010,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -16,9 +16,16 @@ export async function getTaskRow(db: Db, orgId: string, taskId: string): Promise
     .executeTakeFirst();
 }
 
-/** The organisation's tasks, newest first, created before `before` when given. */
-export async function listTaskRows(db: Db, orgId: string, before: number | null, limit: number): Promise<McpTaskRow[]> {
-  let q = db.selectFrom('mcp_tasks').selectAll().where('org_id', '=', orgId);
+/** The organisation's tasks readable with one of `readScopes`, newest first, created before `before` when given. */
+export async function listTaskRows(
+  db: Db,
+  orgId: string,
+  readScopes: readonly string[],
+  before: number | null,
+  limit: number,
+): Promise<McpTaskRow[]> {
+  if (readScopes.length === 0) return [];
+  let q = db.selectFrom('mcp_tasks').selectAll().where('org_id', '=', orgId).where('read_scope', 'in', readScopes);
   if (before !== null) q = q.where('created_at', '<', before);
   return q.orderBy('created_at', 'desc').orderBy('task_id', 'desc').limit(limit).execute();
 }

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -7,7 +7,9 @@ import type { Principal } from '../../engine/auth.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { AnyOperation } from '../../tools/define.ts';
 import { buildMcpServer } from '../mcp/server.ts';
+import { malformedCall, meterMessage, rateRefusal, refusalMessage, type RpcRefusal } from '../mcp/message-guard.ts';
 import type { HttpEnv } from './guards.ts';
+import { errorHeaders } from './headers.ts';
 import { authenticateRequest, type FailedAuthLimiter } from './request-auth.ts';
 import { MAX_BODY_BYTES } from './limits.ts';
 
@@ -16,43 +18,105 @@ interface Session {
   server: Server;
   /** The key that created the session: only it may use the session (sessions are not authentication). */
   keyId: string;
+  /** When a request last used the session (the engine's clock). */
   lastSeen: number;
 }
 
-const SESSION_IDLE_MS = 60 * 60_000;
+/** Bounds on MCP sessions and messages (docs/reliability.md I.1-I.4). */
+export interface McpHttpLimits {
+  /** Live sessions per key; over it, the key's least recently used session is closed. */
+  maxSessionsPerKey: number;
+  /** Live sessions in all; over it, `initialize` answers 429 until one closes or idles out. */
+  maxSessions: number;
+  /** A session unused this long is closed. */
+  idleMs: number;
+  /** JSON-RPC messages in one batch. */
+  maxBatch: number;
+}
 
-function rpcError(status: number, code: number, message: string): Response {
+export const DEFAULT_MCP_LIMITS: McpHttpLimits = {
+  maxSessionsPerKey: 16,
+  maxSessions: 4096,
+  idleMs: 10 * 60_000,
+  maxBatch: 10,
+};
+
+function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
     status,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+/** JSON-RPC error answers to refused messages: one object, or an array for a batch. */
+function refusals(status: number, list: RpcRefusal[], batch: boolean, headers: Record<string, string> = {}) {
+  const body = list.map(refusalMessage);
+  return new Response(JSON.stringify(batch ? body : body[0]), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
   });
 }
 
 /**
  * MCP Streamable HTTP at `/mcp`, on the same server and keys as REST. Every request is authenticated with its Bearer
- * key; a session belongs to the key that initialised it, and another key (or an unknown session) gets 404. There is
- * no standalone server-to-client stream, so GET answers 405; progress travels on each call's own response stream.
+ * key; a session belongs to the key that initialised it, and another key (or an unknown session) gets 404. Every
+ * JSON-RPC message counts against the key's rate limit (tool calls in the operation itself), batches are capped,
+ * sessions are capped per key and in all and close when idle. There is no standalone server-to-client stream, so GET
+ * answers 405; progress travels on each call's own response stream.
  */
 export function mountMcpHttp(
   app: Hono<HttpEnv>,
-  deps: { engine: Engine; operations: readonly AnyOperation[]; version: string; failedAuth: FailedAuthLimiter },
+  deps: {
+    engine: Engine;
+    operations: readonly AnyOperation[];
+    version: string;
+    failedAuth: FailedAuthLimiter;
+    limits?: Partial<McpHttpLimits>;
+  },
 ) {
   const { engine } = deps;
+  const limits = { ...DEFAULT_MCP_LIMITS, ...deps.limits };
   const sessions = new Map<string, Session>();
+  /** tasks/result calls waiting per key, across all of the key's sessions. */
+  const taskResultsPending = new Map<string, number>();
+  const now = () => engine.clock.now();
 
-  const sweep = setInterval(() => {
-    const cutoff = Date.now() - SESSION_IDLE_MS;
-    for (const [id, s] of sessions)
-      if (s.lastSeen < cutoff) void s.transport.close().finally(() => sessions.delete(id));
-  }, 60_000);
-  sweep.unref();
+  const closeSession = (id: string) => {
+    const s = sessions.get(id);
+    sessions.delete(id);
+    void s?.transport.close().catch(() => undefined);
+  };
 
-  const authInfo = (principal: Principal, token: string) => ({
+  /** Closes sessions idle past the limit; runs on a timer and before every new session. */
+  const sweep = () => {
+    const cutoff = now() - limits.idleMs;
+    for (const [id, s] of sessions) if (s.lastSeen < cutoff) closeSession(id);
+  };
+  const timer = setInterval(sweep, Math.min(60_000, limits.idleMs));
+  timer.unref();
+
+  /** Room for one more session of `keyId`: its least recently used sessions close past the per-key cap. */
+  const makeRoom = (keyId: string): boolean => {
+    sweep();
+    const own = [...sessions].filter(([, s]) => s.keyId === keyId).sort(([, a], [, b]) => a.lastSeen - b.lastSeen);
+    for (let i = 0; i <= own.length - limits.maxSessionsPerKey; i++) closeSession(own[i]![0]);
+    return sessions.size < limits.maxSessions;
+  };
+
+  const authInfo = (principal: Principal, token: string, closed: AbortSignal) => ({
     token,
     clientId: principal.keyId,
     scopes: [...principal.scopes],
-    extra: { principal },
+    extra: { principal, closed },
   });
+
+  /** Aborts when the HTTP exchange ends (its response is done or the client went away). */
+  const exchangeClosed = (c: Context<HttpEnv>): AbortSignal => {
+    const abort = new AbortController();
+    const outgoing = (c.env as { outgoing?: { once(e: 'close', f: () => void): void } } | undefined)?.outgoing;
+    outgoing?.once('close', () => abort.abort());
+    return abort.signal;
+  };
 
   app.get('/mcp', () => new Response(null, { status: 405, headers: { Allow: 'POST, DELETE' } }));
 
@@ -60,22 +124,47 @@ export function mountMcpHttp(
     const principal = await authenticateRequest(engine, deps.failedAuth, c);
     const token = (c.req.header('authorization') ?? '').replace(/^Bearer\s+/i, '');
     const sessionId = c.req.header('mcp-session-id');
-    if (sessionId) {
-      const session = sessions.get(sessionId);
-      if (!session || session.keyId !== principal.keyId) return rpcError(404, -32001, 'Session not found');
-      session.lastSeen = Date.now();
-      return session.transport.handleRequest(c.req.raw, { authInfo: authInfo(principal, token) });
-    }
-    if (c.req.method !== 'POST') return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    const session = sessionId ? sessions.get(sessionId) : undefined;
+    if (sessionId && (!session || session.keyId !== principal.keyId)) return rpcError(404, -32001, 'Session not found');
+
     let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch {
-      return rpcError(400, -32700, 'Parse error: the body is not valid JSON');
+    let messages: Record<string, unknown>[] = [];
+    if (c.req.method === 'POST') {
+      try {
+        body = JSON.parse(await c.req.text());
+      } catch {
+        return rpcError(400, -32700, 'Parse error: the body is not valid JSON');
+      }
+      const list = Array.isArray(body) ? body : [body];
+      if (list.length > limits.maxBatch)
+        return rpcError(400, -32600, `Invalid Request: a batch holds at most ${limits.maxBatch} messages`);
+      messages = list.filter((m): m is Record<string, unknown> => typeof m === 'object' && m !== null);
     }
-    const messages = Array.isArray(body) ? body : [body];
-    if (!messages.some((m) => isInitializeRequest(m))) {
+    // Every message counts against the key's rate limit, the session-closing DELETE as one.
+    const metered = messages.length ? messages : [{ method: 'session/close' }];
+    for (const m of metered) {
+      const over = meterMessage(engine.services, principal, m);
+      if (over) return refusals(429, [rateRefusal(m, over)], Array.isArray(body), errorHeaders(over));
+    }
+    const malformed = messages.map(malformedCall).filter((r): r is RpcRefusal => r !== null);
+    if (malformed.length) return refusals(400, malformed, Array.isArray(body));
+
+    const info = authInfo(principal, token, exchangeClosed(c));
+    if (session) {
+      session.lastSeen = now();
+      return session.transport.handleRequest(c.req.raw, { parsedBody: body, authInfo: info });
+    }
+    if (c.req.method !== 'POST' || !messages.some((m) => isInitializeRequest(m)))
       return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    if (!makeRoom(principal.keyId)) {
+      const busy = new ApiError(
+        'rate_limit_exceeded',
+        'The server holds as many MCP sessions as it may; retry later.',
+        {
+          retry_after_seconds: 60,
+        },
+      );
+      return refusals(429, [rateRefusal(messages[0]!, busy)], Array.isArray(body), { 'Retry-After': '60' });
     }
     const server = buildMcpServer({
       engine,
@@ -87,26 +176,27 @@ export function mountMcpHttp(
         return p;
       },
       // Every HTTP request is authenticated before it reaches the session, and a session is bound to one key.
-      taskOrg: async () => principal.orgId,
+      taskPrincipal: async () => principal,
+      taskResultsPending,
     });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       maxRequestBodySize: MAX_BODY_BYTES,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, keyId: principal.keyId, lastSeen: Date.now() });
+        sessions.set(id, { transport, server, keyId: principal.keyId, lastSeen: now() });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
       },
     });
     await server.connect(transport);
-    return transport.handleRequest(c.req.raw, { parsedBody: body, authInfo: authInfo(principal, token) });
+    return transport.handleRequest(c.req.raw, { parsedBody: body, authInfo: info });
   });
 
   return {
     sessionCount: () => sessions.size,
     async close(): Promise<void> {
-      clearInterval(sweep);
+      clearInterval(timer);
       await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
       sessions.clear();
     },

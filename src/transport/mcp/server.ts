@@ -3,6 +3,8 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   ErrorCode as RpcErrorCode,
+  GetTaskPayloadRequestSchema,
+  RELATED_TASK_META_KEY,
   ListToolsRequestSchema,
   McpError,
   type CallToolResult,
@@ -29,8 +31,10 @@ export interface McpServerDeps {
   version: string;
   /** Who is calling, resolved for every tool call (so revocation applies at once). */
   resolvePrincipal(extra: ToolExtra): Promise<Principal>;
-  /** The organisation whose MCP tasks this connection may see (the key the session or process acts as). */
-  taskOrg(): Promise<string>;
+  /** The key this connection acts as for MCP tasks: its organisation and scopes decide which tasks it sees. */
+  taskPrincipal(): Promise<Principal>;
+  /** tasks/result calls waiting per key, shared by every session of the process (a fresh map when omitted). */
+  taskResultsPending?: Map<string, number>;
 }
 
 /** How often task-augmented callers are told to poll, and how long finished tasks stay listed by default. */
@@ -161,11 +165,12 @@ export async function callOperation(
  * error bodies and answers JSON-RPC -32602 for unknown tools and unknown argument names.
  */
 export function buildMcpServer(deps: McpServerDeps): Server {
+  const tasks = createTaskStore(deps.engine, deps.taskPrincipal, deps.taskResultsPending ?? new Map());
   const server = new Server(
     { name: 'agent-api', version: deps.version },
     {
       capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
-      taskStore: createTaskStore(deps.engine, deps.taskOrg),
+      taskStore: tasks.store,
       instructions:
         'SEO content service: content jobs (research, brief, draft), Autopilot, Optimize (score a page against ranking competitors), tracker reads and outreach lists. Long work is asynchronous: start it, then poll the status tool (it accepts wait_seconds). Writing tools take idempotency_key; reuse it when retrying.',
     },
@@ -190,6 +195,13 @@ export function buildMcpServer(deps: McpServerDeps): Server {
     const task = (request.params as { task?: { ttl?: number } }).task;
     if (task && op.task) return startTask(deps, op, args, extra, task.ttl ?? null);
     return callOperation(deps, op, args, extra);
+  });
+  // tasks/result, bounded in time and in calls per key, and stopped when the client goes away (the SDK's own waits
+  // until the task ends and polls on after the client left).
+  server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
+    const closed = extra.authInfo?.extra?.closed as AbortSignal | undefined;
+    const result = await tasks.taskResult(request.params.taskId, closed ? [extra.signal, closed] : [extra.signal]);
+    return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId: request.params.taskId } } };
   });
   return server;
 }
@@ -222,6 +234,7 @@ async function startTask(
       resourceId: op.task!.idOf(result.structuredContent),
       ttlMs: ttl,
       pollMs: TASK_POLL_MS,
+      runScope: op.scope!,
     },
     now,
   );

@@ -1,40 +1,82 @@
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import type { Result, Task } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { iso } from '../../clock.ts';
+import { ApiError } from '../../errors.ts';
+import type { Principal } from '../../engine/auth.ts';
 import type { Engine } from '../../engine/engine.ts';
+import type { Scope } from '../../engine/scopes.ts';
 import { cancelTask, getTaskRow, listTaskRows, resourceTaskState, type TaskResourceKind } from '../../engine/tasks.ts';
 
 const PAGE = 50;
 
+/** How long one tasks/result call may wait for its task to finish. */
+export const TASK_RESULT_WAIT_MS = 30_000;
+/** tasks/result calls one key may have waiting at once. */
+export const TASK_RESULT_PENDING_PER_KEY = 4;
+
+const RUN_KIND: Record<TaskResourceKind, string> = {
+  optimization: 'optimization',
+  content_job: 'content_job',
+  autopilot: 'autopilot',
+};
+
+/** The API's forbidden error as a JSON-RPC error: its body travels in `data`, as tool errors carry it. */
+function forbidden(scope: string): McpError {
+  const err = new ApiError('forbidden', `This API key lacks the scope ${scope}.`, { required_scope: scope });
+  return new McpError(ErrorCode.InvalidParams, err.message, err.toBody());
+}
+
 /**
  * The SDK's TaskStore over the database: a task is a row pointing at a durable resource, and its status is read from
  * that resource, so tasks/get and tasks/result keep working after a restart. Tasks belong to the organisation of the
- * key the session acts as; another organisation's task id is "not found".
+ * key the session acts as (another organisation's task id is "not found"), and obey that key's scopes: reading a task
+ * needs the read scope of the operation behind it, cancelling it the run scope; tasks/list shows only readable tasks.
  */
-export function createTaskStore(engine: Engine, orgId: () => Promise<string>): TaskStore {
-  async function taskOf(taskId: string): Promise<{ task: Task; body: Record<string, unknown> } | null> {
-    const org = await orgId();
-    const row = await getTaskRow(engine.db, org, taskId);
+export function createTaskStore(
+  engine: Engine,
+  principalOf: () => Promise<Principal>,
+  /** tasks/result calls waiting per key, shared by every session of the process. */
+  pending: Map<string, number>,
+) {
+  async function rowFor(taskId: string, need: 'read_scope' | 'run_scope') {
+    const principal = await principalOf();
+    const row = await getTaskRow(engine.db, principal.orgId, taskId);
     if (!row) return null;
-    const state = await resourceTaskState(engine.db, org, row.resource_kind as TaskResourceKind, row.resource_id);
+    if (!principal.scopes.has(row[need] as Scope)) throw forbidden(row[need]);
+    return { row, principal };
+  }
+
+  async function taskOf(taskId: string, need: 'read_scope' | 'run_scope' = 'read_scope') {
+    const found = await rowFor(taskId, need);
+    if (!found) return null;
+    const { row, principal } = found;
+    const state = await resourceTaskState(
+      engine.db,
+      principal.orgId,
+      row.resource_kind as TaskResourceKind,
+      row.resource_id,
+    );
     if (!state) return null;
     const cancelled = row.cancelled_at !== null && state.status !== 'completed' && state.status !== 'failed';
-    return {
-      task: {
-        taskId,
-        status: cancelled ? 'cancelled' : state.status,
-        ttl: row.ttl_ms,
-        createdAt: iso(row.created_at),
-        lastUpdatedAt: cancelled ? iso(row.cancelled_at!) : state.updatedAt,
-        pollInterval: row.poll_ms,
-        statusMessage: cancelled
-          ? 'Cancelled by the client: the task stopped following the work.'
-          : state.statusMessage,
-      },
-      body: state.body,
+    const task: Task = {
+      taskId,
+      status: cancelled ? 'cancelled' : state.status,
+      ttl: row.ttl_ms,
+      createdAt: iso(row.created_at),
+      lastUpdatedAt: cancelled ? iso(row.cancelled_at!) : state.updatedAt,
+      pollInterval: row.poll_ms,
+      statusMessage: cancelled ? 'Cancelled by the client: the task stopped following the work.' : state.statusMessage,
     };
+    return { task, body: state.body, row };
   }
-  return {
+
+  const resultOf = (t: NonNullable<Awaited<ReturnType<typeof taskOf>>>): Result => ({
+    structuredContent: t.body,
+    content: [{ type: 'text', text: JSON.stringify(t.body) }],
+    ...(t.task.status === 'failed' ? { isError: true } : {}),
+  });
+
+  const store: TaskStore = {
     async createTask() {
       throw new Error(
         'Tasks are created by the task-capable tools (create_content_job, create_content_autopilot, start_optimization).',
@@ -48,20 +90,18 @@ export function createTaskStore(engine: Engine, orgId: () => Promise<string>): T
     },
     async getTaskResult(taskId): Promise<Result> {
       const t = await taskOf(taskId);
-      if (!t) throw new Error(`Task not found: ${taskId}`);
-      return {
-        structuredContent: t.body,
-        content: [{ type: 'text', text: JSON.stringify(t.body) }],
-        ...(t.task.status === 'failed' ? { isError: true } : {}),
-      };
+      if (!t) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
+      return resultOf(t);
     },
     async updateTaskStatus(taskId, status) {
-      if (status === 'cancelled') await cancelTask(engine.db, await orgId(), taskId, engine.clock.now());
+      if (status !== 'cancelled') return;
+      const found = await rowFor(taskId, 'run_scope');
+      if (found) await cancelTask(engine.db, found.principal.orgId, taskId, engine.clock.now());
     },
     async listTasks(cursor) {
-      const org = await orgId();
-      const after = cursor && /^\d+$/.test(cursor) ? Number(cursor) : null;
-      const rows = await listTaskRows(engine.db, org, after, PAGE + 1);
+      const principal = await principalOf();
+      const before = cursor && /^\d+$/.test(cursor) ? Number(cursor) : null;
+      const rows = await listTaskRows(engine.db, principal.orgId, [...principal.scopes], before, PAGE + 1);
       const tasks: Task[] = [];
       for (const r of rows.slice(0, PAGE)) {
         const t = await taskOf(r.task_id);
@@ -70,4 +110,54 @@ export function createTaskStore(engine: Engine, orgId: () => Promise<string>): T
       return { tasks, ...(rows.length > PAGE ? { nextCursor: String(rows[PAGE - 1]!.created_at) } : {}) };
     },
   };
+
+  /**
+   * tasks/result, bounded: a finished task answers its result; a task waiting for input answers at once with an
+   * error that says what it needs; otherwise the call waits for the task to end for at most 30 s, and stops at once
+   * when the client's request is cancelled or its HTTP exchange closes. A key may have only a few calls waiting.
+   */
+  async function taskResult(taskId: string, signals: readonly AbortSignal[]): Promise<Result> {
+    const principal = await principalOf();
+    const held = pending.get(principal.keyId) ?? 0;
+    if (held >= TASK_RESULT_PENDING_PER_KEY)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `This key already has ${held} tasks/result calls waiting; poll tasks/get instead.`,
+      );
+    pending.set(principal.keyId, held + 1);
+    const signal = AbortSignal.any([...signals]);
+    try {
+      const deadline = engine.clock.now() + TASK_RESULT_WAIT_MS;
+      for (;;) {
+        const t = await taskOf(taskId);
+        if (!t) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
+        const status = t.task.status;
+        if (status === 'completed' || status === 'failed' || status === 'cancelled') return resultOf(t);
+        if (status === 'input_required')
+          throw new McpError(
+            ErrorCode.InvalidRequest,
+            `The task is waiting for input: ${t.task.statusMessage ?? ''}`.trim(),
+          );
+        const remaining = deadline - engine.clock.now();
+        if (remaining <= 0 || signal.aborted)
+          throw new McpError(
+            ErrorCode.RequestTimeout,
+            'The task is still working; call tasks/result again or poll tasks/get.',
+          );
+        await engine.changes.waitFor(
+          RUN_KIND[t.row.resource_kind as TaskResourceKind],
+          t.row.resource_id,
+          async () => (await taskOf(taskId))?.task.status !== status,
+          remaining,
+          signal,
+        );
+      }
+    } finally {
+      const left = (pending.get(principal.keyId) ?? 1) - 1;
+      if (left > 0) pending.set(principal.keyId, left);
+      else pending.delete(principal.keyId);
+    }
+  }
+
+  return { store, taskResult };
 }

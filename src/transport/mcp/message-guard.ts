@@ -1,0 +1,85 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ApiError } from '../../errors.ts';
+import type { Principal } from '../../engine/auth.ts';
+import type { EngineServices } from '../../engine/engine.ts';
+import { takeRateLimit } from '../../tools/invoke.ts';
+
+/** A JSON-RPC error answer to one message. */
+export interface RpcRefusal {
+  id: string | number | null;
+  code: number;
+  message: string;
+  /** The API error body, when the refusal is an API error (rate limit). */
+  data?: unknown;
+}
+
+type Message = Record<string, unknown>;
+
+const isRequest = (m: Message) => typeof m.method === 'string' && m.id !== undefined;
+const idOf = (m: Message): string | number | null =>
+  typeof m.id === 'string' || typeof m.id === 'number' ? m.id : null;
+
+/**
+ * A malformed `tools/call`: the SDK's own validation answers -32603 with a validator dump; this answers -32602 with
+ * one sentence, before the call reaches the server.
+ */
+export function malformedCall(m: Message): RpcRefusal | null {
+  if (m.method !== 'tools/call' || !isRequest(m)) return null;
+  const params = m.params;
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    return { id: idOf(m), code: ErrorCode.InvalidParams, message: 'Invalid params: tools/call needs a params object.' };
+  const { name, arguments: args } = params as Message;
+  if (typeof name !== 'string' || name.length === 0)
+    return {
+      id: idOf(m),
+      code: ErrorCode.InvalidParams,
+      message: 'Invalid params: name must be a tool name (a string).',
+    };
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+    return { id: idOf(m), code: ErrorCode.InvalidParams, message: 'Invalid params: arguments must be an object.' };
+  return null;
+}
+
+/**
+ * Meters one message against the key's rate limit. Every message counts, `initialize`, lists, tasks and `ping`
+ * included, except `tools/call`, which the operation invocation meters itself (and answers as a tool error, like REST).
+ * Answers the API error when the key is over its limit.
+ */
+export function meterMessage(engine: EngineServices, principal: Principal, m: Message): ApiError | null {
+  if (m.method === 'tools/call') return null;
+  try {
+    takeRateLimit(engine, principal);
+    return null;
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
+}
+
+/** A rate-limit refusal as a JSON-RPC error: the API error body travels in `data`. */
+export function rateRefusal(m: Message, err: ApiError): RpcRefusal {
+  return { id: idOf(m), code: -32000, message: err.message, data: err.toBody() };
+}
+
+export function refusalMessage(r: RpcRefusal): JSONRPCMessage {
+  return {
+    jsonrpc: '2.0',
+    id: r.id as string | number,
+    error: { code: r.code, message: r.message, ...(r.data === undefined ? {} : { data: r.data }) },
+  };
+}
+
+/**
+ * Puts checks in front of a connected server's transport: a message they refuse is answered (requests) or dropped
+ * (notifications) without reaching the server. Used for stdio, where there is no HTTP layer to check first.
+ */
+export function guardTransport(transport: Transport, check: (m: Message) => RpcRefusal | null): void {
+  const deliver = transport.onmessage;
+  if (!deliver) throw new Error('guardTransport: connect the server to the transport first');
+  transport.onmessage = (message, extra) => {
+    const refused = check(message as unknown as Message);
+    if (!refused) return deliver(message, extra);
+    if (isRequest(message as unknown as Message)) void transport.send(refusalMessage(refused)).catch(() => undefined);
+  };
+}
