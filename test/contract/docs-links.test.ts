@@ -170,7 +170,7 @@ export function testTitles(source: string): string[] {
 }
 
 const CASE_IN_DOCS = /^- \*\*([A-Z])\.(\d{1,3}) /gm;
-const CASE_IN_TITLE = /\b[A-H]\.\d{1,2}\b/g;
+const CASE_IN_TITLE = /\b[A-I]\.\d{1,2}\b/g;
 
 /** The case ids docs/reliability.md defines (`- **A.1 Name.** ...`), in file order. */
 function reliabilityCases(): string[] {

@@ -181,6 +181,22 @@ describe('MCP sessions and messages', () => {
       session,
     );
     expect(badName.messages[0]).toMatchObject({ id: 6, error: { code: -32602 } });
+    // A `__proto__` argument is an unknown field like any other (the SDK would drop it silently).
+    const proto = await post(
+      t,
+      key,
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'get_usage', arguments: JSON.parse('{"__proto__": 1}') },
+      },
+      session,
+    );
+    expect(proto.messages[0]).toMatchObject({
+      id: 7,
+      error: { code: -32602, data: { error: { details: { fields: [{ path: '__proto__' }] } } } },
+    });
     expect(String((badName.messages[0]!.error as { message: string }).message).length).toBeLessThan(80);
   });
 });

@@ -3,6 +3,7 @@ import { approveBrief } from '../../engine/content/service.ts';
 import { jobDetail } from '../../engine/content/views.ts';
 import { defineOperation } from '../define.ts';
 import { ContentJobDetail } from './schemas.ts';
+import { shortText } from '../common/text.ts';
 
 export const approveContentBrief = defineOperation({
   name: 'approve_content_brief',
@@ -14,7 +15,7 @@ export const approveContentBrief = defineOperation({
   scope: 'copywriter:run',
   subscription: 'plan_required',
   idempotency: 'none',
-  input: z.strictObject({ job_id: z.string().min(1).max(64) }),
+  input: z.strictObject({ job_id: shortText({ max: 64, trim: false }) }),
   output: ContentJobDetail,
   errors: ['invalid_input', 'plan_required', 'invalid_state'],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

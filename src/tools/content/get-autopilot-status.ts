@@ -4,6 +4,7 @@ import { autopilotStatus } from '../../engine/content/views.ts';
 import { defineOperation } from '../define.ts';
 import { waitForContent } from '../../engine/content/follow.ts';
 import { AutopilotStatus, WaitSeconds } from './schemas.ts';
+import { shortText } from '../common/text.ts';
 
 export const getAutopilotStatus = defineOperation({
   name: 'get_autopilot_status',
@@ -15,7 +16,7 @@ export const getAutopilotStatus = defineOperation({
   scope: 'copywriter:read',
   subscription: null,
   idempotency: 'none',
-  input: z.strictObject({ job_id: z.string().min(1).max(64), wait_seconds: WaitSeconds }),
+  input: z.strictObject({ job_id: shortText({ max: 64, trim: false }), wait_seconds: WaitSeconds }),
   output: AutopilotStatus,
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

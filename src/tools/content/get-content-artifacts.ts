@@ -3,6 +3,7 @@ import { readJobWithArtifacts } from '../../engine/content/service.ts';
 import { artifactsView } from '../../engine/content/views.ts';
 import { defineOperation } from '../define.ts';
 import { Artifacts } from './schemas.ts';
+import { shortText } from '../common/text.ts';
 
 export const getContentArtifacts = defineOperation({
   name: 'get_content_artifacts',
@@ -14,7 +15,7 @@ export const getContentArtifacts = defineOperation({
   scope: 'copywriter:read',
   subscription: null,
   idempotency: 'none',
-  input: z.strictObject({ job_id: z.string().min(1).max(64) }),
+  input: z.strictObject({ job_id: shortText({ max: 64, trim: false }) }),
   output: Artifacts,
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -3,6 +3,7 @@ import { jobDetail } from '../../engine/content/views.ts';
 import { defineOperation } from '../define.ts';
 import { waitForContent } from '../../engine/content/follow.ts';
 import { ContentJobDetail, WaitSeconds } from './schemas.ts';
+import { shortText } from '../common/text.ts';
 
 export const getContentJob = defineOperation({
   name: 'get_content_job',
@@ -14,7 +15,7 @@ export const getContentJob = defineOperation({
   scope: 'copywriter:read',
   subscription: null,
   idempotency: 'none',
-  input: z.strictObject({ job_id: z.string().min(1).max(64), wait_seconds: WaitSeconds }),
+  input: z.strictObject({ job_id: shortText({ max: 64, trim: false }), wait_seconds: WaitSeconds }),
   output: ContentJobDetail,
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RESEARCH_PLATFORMS } from '../../providers/types.ts';
 import { INTENTS, PAGE_CONTRACTS, TONES } from '../../engine/content/types.ts';
 import { Timestamp, UsageImpact, Uuid } from '../common/schemas.ts';
+import { identifier, longText, shortText } from '../common/text.ts';
 
 /** The 32 supported language codes (primary subtags); a region may follow (`en-GB`, `pt-BR`). */
 export const LANGUAGES = [
@@ -39,18 +40,14 @@ export const LANGUAGES = [
   'zh',
 ] as const;
 
-export const Language = z
-  .string()
-  .trim()
-  .max(10)
-  .refine(
-    (v) =>
-      /^[A-Za-z]{2}(-[A-Za-z0-9]{2,4})?$/.test(v) &&
-      (LANGUAGES as readonly string[]).includes(v.slice(0, 2).toLowerCase()),
-    {
-      message: `Use one of the supported language codes: ${LANGUAGES.join(', ')} (optionally with a region, e.g. en-GB).`,
-    },
-  );
+export const Language = identifier(z.string().trim().max(10)).refine(
+  (v) =>
+    /^[A-Za-z]{2}(-[A-Za-z0-9]{2,4})?$/.test(v) &&
+    (LANGUAGES as readonly string[]).includes(v.slice(0, 2).toLowerCase()),
+  {
+    message: `Use one of the supported language codes: ${LANGUAGES.join(', ')} (optionally with a region, e.g. en-GB).`,
+  },
+);
 
 export const ResearchPlatforms = z
   .array(z.enum(RESEARCH_PLATFORMS))
@@ -61,16 +58,10 @@ export const ResearchPlatforms = z
   .describe('Where research looks; AI sources run only when selected. Default: Google organic only.');
 
 const common = {
-  topic: z.string().trim().min(1).max(300).describe('Primary keyword or topic.'),
+  topic: shortText({ max: 300 }).describe('Primary keyword or topic.'),
   client_id: Uuid.describe("A client of the caller's organisation."),
   intent: z.enum(INTENTS).default('educate'),
-  location: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe('SERP geo-target; a generic US location when omitted.'),
+  location: shortText({ max: 200 }).optional().describe('SERP geo-target; a generic US location when omitted.'),
   language: Language.default('en'),
   research_platforms: ResearchPlatforms,
 };
@@ -80,18 +71,16 @@ export const CreateContentJobInput = z
     ...common,
     mode: z.enum(['auto', 'stepped']).default('auto'),
     tone: z.enum(TONES).optional().describe("Default: the client's default tone."),
-    custom_instructions: z.string().trim().max(4_000).optional(),
+    custom_instructions: longText({ min: 0, max: 4_000 }).optional(),
     word_count_target: z.number().int().min(100).max(10_000).optional(),
     project_mode: z.enum(['new', 'optimize']).default('new'),
     page_contract: z.enum(PAGE_CONTRACTS).optional().describe('Required unless draft_body is given.'),
-    source_url: z
-      .string()
-      .trim()
-      .min(1)
-      .max(2048)
+    source_url: shortText({ max: 2048 })
       .optional()
       .describe('Required with project_mode optimize: the public page to import.'),
-    draft_body: z.string().min(1).max(200_000).optional().describe('A pre-written draft: kept as it is (no writing).'),
+    draft_body: longText({ max: 200_000, trim: false })
+      .optional()
+      .describe('A pre-written draft: kept as it is (no writing).'),
   })
   .superRefine((v, ctx) => {
     if (!v.page_contract && !v.draft_body)
@@ -110,7 +99,9 @@ export const CreateContentJobInput = z
 
 export const CreateAutopilotInput = z.strictObject({
   ...common,
-  context: z.string().trim().max(2_000).optional().describe('Extra context for the writer, up to 2,000 characters.'),
+  context: longText({ min: 0, max: 2_000 })
+    .optional()
+    .describe('Extra context for the writer, up to 2,000 characters.'),
   location_lat: z.number().min(-90).max(90).optional(),
   location_lng: z.number().min(-180).max(180).optional(),
   allow_location_conflict: z.boolean().default(false).describe('true only to confirm a deliberately different market.'),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineOperation } from '../define.ts';
 import { waitForOptimization } from '../../engine/optimize/service.ts';
 import { OptimizationRecord, ViewParam, type OptimizationRecordData } from './schemas.ts';
+import { shortText } from '../common/text.ts';
 
 export const getOptimization = defineOperation({
   name: 'get_optimization',
@@ -14,7 +15,7 @@ export const getOptimization = defineOperation({
   subscription: null,
   idempotency: 'none',
   input: z.strictObject({
-    optimization_id: z.string().min(1).max(64),
+    optimization_id: shortText({ max: 64, trim: false }),
     view: ViewParam.default('summary'),
     wait_seconds: z.coerce
       .number()

@@ -3,6 +3,7 @@ import { defineOperation } from '../define.ts';
 import { listOf, pageOf, PaginationInput, Uuid } from '../common/schemas.ts';
 import { listOptimizationViews } from '../../engine/optimize/service.ts';
 import { OptimizationStatus, OptimizationSummaryRecord } from './schemas.ts';
+import { shortText } from '../common/text.ts';
 
 export const listOptimizations = defineOperation({
   name: 'list_optimizations',
@@ -17,8 +18,8 @@ export const listOptimizations = defineOperation({
   input: z.strictObject({
     client_id: Uuid.optional(),
     status: OptimizationStatus.optional(),
-    keyword: z.string().min(1).max(200).optional(),
-    url: z.string().min(1).max(2048).optional(),
+    keyword: shortText({ max: 200, trim: false }).optional(),
+    url: shortText({ max: 2048, trim: false }).optional(),
     ...PaginationInput,
   }),
   output: listOf(OptimizationSummaryRecord),

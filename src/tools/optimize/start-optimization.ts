@@ -3,6 +3,7 @@ import { defineOperation } from '../define.ts';
 import { Uuid } from '../common/schemas.ts';
 import { followOptimization, readOptimization, startOptimization as start } from '../../engine/optimize/service.ts';
 import { OptimizationRecord, type OptimizationRecordData } from './schemas.ts';
+import { identifier, shortText } from '../common/text.ts';
 
 /** How long start_optimization follows the run for a caller that asked for progress (under MCP clients' 60 s timeout). */
 const FOLLOW_MS = 50_000;
@@ -18,13 +19,9 @@ export const startOptimization = defineOperation({
   subscription: 'plan_required',
   idempotency: 'required',
   input: z.strictObject({
-    url: z.string().trim().min(1).max(2048).describe('A public http(s) page.'),
-    keyword: z.string().trim().min(1).max(200).describe('The target query.'),
-    language: z
-      .string()
-      .trim()
-      .min(1)
-      .max(10)
+    url: shortText({ max: 2048 }).describe('A public http(s) page.'),
+    keyword: shortText({ max: 200 }).describe('The target query.'),
+    language: identifier(z.string().trim().min(1).max(10))
       .regex(/^[A-Za-z0-9-]+$/, 'Use a language code such as en-US.')
       .default('en-US'),
     client_id: Uuid.optional().describe('An organisation-owned client, to attribute and filter history.'),

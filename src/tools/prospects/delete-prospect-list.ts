@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineOperation } from '../define.ts';
 import { deleteList } from '../../engine/prospects/service.ts';
 import { ClientIdParam, ListIdParam } from './schemas.ts';
+import { shortText } from '../common/text.ts';
 
 export const deleteProspectList = defineOperation({
   name: 'delete_prospect_list',
@@ -16,7 +17,7 @@ export const deleteProspectList = defineOperation({
   input: z.strictObject({
     client_id: ClientIdParam,
     list_id: ListIdParam,
-    name: z.string().min(1).max(200).describe("The list's exact current name."),
+    name: shortText({ max: 200, trim: false }).describe("The list's exact current name."),
   }),
   output: z.object({
     deleted: z.literal(true),

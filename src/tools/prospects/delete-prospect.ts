@@ -3,6 +3,7 @@ import { defineOperation } from '../define.ts';
 import { deleteProspect as remove } from '../../engine/prospects/service.ts';
 import { MAX_PROSPECT_URL_LENGTH } from '../../engine/prospects/normalize-url.ts';
 import { ClientIdParam, ListIdParam } from './schemas.ts';
+import { shortText } from '../common/text.ts';
 
 export const deleteProspect = defineOperation({
   name: 'delete_prospect',
@@ -17,7 +18,7 @@ export const deleteProspect = defineOperation({
   input: z.strictObject({
     client_id: ClientIdParam,
     list_id: ListIdParam,
-    url: z.string().min(1).max(MAX_PROSPECT_URL_LENGTH).describe("The item's exact saved url."),
+    url: shortText({ max: MAX_PROSPECT_URL_LENGTH, trim: false }).describe("The item's exact saved url."),
   }),
   output: z.object({ deleted: z.literal(true), item_id: z.string(), list_id: z.string(), url: z.string() }),
   errors: [

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineOperation } from '../define.ts';
 import { prepareProspectUrl, saveProspect as save } from '../../engine/prospects/service.ts';
 import { MAX_PROSPECT_URL_LENGTH } from '../../engine/prospects/normalize-url.ts';
+import { shortText } from '../common/text.ts';
 import {
   ClientIdParam,
   FreeText,
@@ -25,7 +26,7 @@ export const saveProspect = defineOperation({
   input: z.strictObject({
     client_id: ClientIdParam,
     list_id: ListIdParam,
-    url: z.string().trim().min(1).max(MAX_PROSPECT_URL_LENGTH).describe('A public http(s) URL of the target.'),
+    url: shortText({ max: MAX_PROSPECT_URL_LENGTH }).describe('A public http(s) URL of the target.'),
     target_name: Line(200).nullable().default(null).describe('Who the target is (site, publication or person).'),
     opportunity_type: OpportunityType.nullable().optional().describe("Defaults to the list's opportunity type."),
     status: ProspectStatus.default('identified'),

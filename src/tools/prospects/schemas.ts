@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from '../common/schemas.ts';
+import { longText, shortText } from '../common/text.ts';
 
 export const ProspectStatus = z.enum(['identified', 'contacted', 'in_discussion', 'won', 'passed']);
 export const OpportunityType = z.enum([
@@ -13,29 +14,11 @@ export const OpportunityType = z.enum([
   'other',
 ]);
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-// eslint-disable-next-line no-control-regex
-const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
-
-/** One line of text: trimmed, 1 to `max` characters, no control characters. */
-export const Line = (max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1)
-    .max(max)
-    .refine((s) => !CONTROL.test(s), 'Must not contain control characters.');
+/** One line of text: trimmed, 1 to `max` characters, no control, bidirectional override or lone surrogate. */
+export const Line = (max: number) => shortText({ max });
 
 /** Free text (notes): up to `max` characters; line breaks and tabs allowed, other control characters not. */
-export const FreeText = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .refine(
-      (s) => !CONTROL_EXCEPT_LINES.test(s),
-      'Must not contain control characters other than line breaks and tabs.',
-    );
+export const FreeText = (max: number) => longText({ min: 0, max, trim: false });
 
 export const ClientIdParam = Uuid.describe('The client workspace (path id).');
 export const ListIdParam = Uuid.describe('The prospect list (path id).');

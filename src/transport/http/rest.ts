@@ -2,26 +2,49 @@ import type { Context, Hono } from 'hono';
 import { ApiError } from '../../errors.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { AnyOperation } from '../../tools/define.ts';
-import { invokeOperation, takeRateLimit } from '../../tools/invoke.ts';
+import { invokeOperation, takeRateLimit, validationCode } from '../../tools/invoke.ts';
 import { headerValues, type HttpEnv } from './guards.ts';
 import { rateLimitHeaders } from './headers.ts';
 import { authenticateRequest, type FailedAuthLimiter } from './request-auth.ts';
 
 export const API_BASE = '/api/agent/v1';
 
-/** Query parameters as the schema expects them: a repeated parameter becomes an array, a single one a string. */
+/**
+ * Query parameters as the schema expects them: a repeated parameter becomes an array, a single one a string. Built
+ * with own properties (`Object.fromEntries`), so `?__proto__=x` or `?constructor=x` is a key like any other, which
+ * the schema refuses as an unknown field, instead of an assignment that sets the object's prototype or vanishes.
+ */
 function queryInput(c: Context<HttpEnv>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, values] of Object.entries(c.req.queries())) out[k] = values.length === 1 ? values[0] : values;
-  return out;
+  return Object.fromEntries(
+    Object.entries(c.req.queries()).map(([k, values]) => [k, values.length === 1 ? values[0] : values]),
+  );
 }
 
-/** The JSON body as an object; an empty body is `{}`. Anything but a JSON object is a 400. */
+/** Path parameters over the query or body fields, every key kept as an own property (no `__proto__` setter). */
+function mergeInput(fields: Record<string, unknown>, params: Record<string, string>): Record<string, unknown> {
+  return Object.fromEntries([...Object.entries(fields), ...Object.entries(params)]);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The JSON body as an object; an empty body is `{}`. Anything but a JSON object is a 400, and so are bytes that are
+ * not UTF-8: they are refused rather than decoded to U+FFFD (a fatal decoder; a leading BOM is still skipped).
+ * JSON.parse keeps `__proto__` as an own key, so the schema names it as an unknown field.
+ */
 async function bodyInput(c: Context<HttpEnv>, op: AnyOperation): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
+  const code = validationCode(op.family);
+  const bytes = await c.req.arrayBuffer();
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new ApiError(code, 'The request body is not valid UTF-8.', {
+      fields: [{ path: '(body)', message: 'Invalid UTF-8.' }],
+    });
+  }
   if (text.trim() === '') return {};
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  const code = op.family === 'optimize' ? 'validation_error' : 'invalid_input';
   if (type !== 'application/json' && !type.endsWith('+json')) {
     throw new ApiError(code, 'Request bodies must be JSON with Content-Type: application/json.', {
       fields: [{ path: '(body)', message: 'Unsupported content type.' }],
@@ -70,10 +93,10 @@ export function mountRest(
       const decision = takeRateLimit(engine.services, principal);
       const rateHeaders = rateLimitHeaders(decision);
       c.set('rateHeaders', rateHeaders);
-      const input = {
-        ...(op.http.method === 'GET' ? queryInput(c) : await bodyInput(c, op)),
-        ...c.req.param(),
-      };
+      const input = mergeInput(
+        op.http.method === 'GET' ? queryInput(c) : await bodyInput(c, op),
+        c.req.param() as Record<string, string>,
+      );
       const keys = headerValues(c.env?.incoming, 'idempotency-key');
       if (keys.length === 0 && c.req.header('idempotency-key') !== undefined)
         keys.push(c.req.header('idempotency-key')!);

@@ -38,6 +38,20 @@ export function malformedCall(m: Message): RpcRefusal | null {
     };
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
     return { id: idOf(m), code: ErrorCode.InvalidParams, message: 'Invalid params: arguments must be an object.' };
+  // The SDK rebuilds arguments into a fresh object and would drop this key silently: it is an unknown field.
+  if (args !== undefined && Object.prototype.hasOwnProperty.call(args, '__proto__'))
+    return {
+      id: idOf(m),
+      code: ErrorCode.InvalidParams,
+      message: `Unknown argument(s) for ${name}: __proto__`,
+      data: {
+        error: {
+          code: 'invalid_input',
+          message: 'Invalid input: __proto__.',
+          details: { fields: [{ path: '__proto__', message: 'Unknown field.' }] },
+        },
+      },
+    };
   return null;
 }
 
