@@ -40,12 +40,31 @@ export const ConfigSchema = z.object({
   AGENT_API_RETRY_BASE_MS: int(1_000, 1, 3_600_000),
   AGENT_API_POLL_MS: int(250, 5, 60_000),
   AGENT_API_QUEUE_MAX_DEPTH: int(1_000, 1, 10_000_000),
-  /** On SIGTERM, how long steps in flight may finish before they are handed back. */
+  /**
+   * On SIGTERM, how long requests already received may finish before their connections are closed, then how long
+   * steps in flight may finish before they are handed back.
+   */
   AGENT_API_SHUTDOWN_GRACE_MS: int(10_000, 0, 600_000),
+  /** A connection that has not sent complete request headers within this time gets 408 and is closed. */
+  AGENT_API_HEADERS_TIMEOUT_MS: int(10_000, 100, 600_000),
+  /** A request (headers and body) must be received within this time, else 408; 0 turns it off. Not the response. */
+  AGENT_API_REQUEST_TIMEOUT_MS: int(60_000, 0, 3_600_000),
+  /** An idle keep-alive connection is closed after this time. */
+  AGENT_API_KEEP_ALIVE_TIMEOUT_MS: int(5_000, 100, 600_000),
+  /** Open connections the server accepts; further ones are closed at once. */
+  AGENT_API_MAX_CONNECTIONS: int(4_096, 1, 1_000_000),
+  /** Open connections from one client address; further ones are closed at once. */
+  AGENT_API_MAX_CONNECTIONS_PER_ADDRESS: int(256, 1, 1_000_000),
   AGENT_API_SEARCH_CONCURRENCY: int(4, 1, 256),
   AGENT_API_FETCH_CONCURRENCY: int(16, 1, 256),
   AGENT_API_WRITER_CONCURRENCY: int(4, 1, 256),
   AGENT_API_FAILED_AUTH_PER_MINUTE: int(20, 1, 100_000),
+  /** Proxy addresses or CIDRs whose X-Forwarded-For names the client (for the failed-authentication limiter). */
+  AGENT_API_TRUSTED_PROXIES: list,
+  AGENT_API_MCP_MAX_SESSIONS_PER_KEY: int(16, 1, 10_000),
+  AGENT_API_MCP_MAX_SESSIONS: int(4_096, 1, 1_000_000),
+  AGENT_API_MCP_SESSION_IDLE_MS: int(600_000, 1_000, 86_400_000),
+  AGENT_API_MCP_MAX_BATCH: int(10, 1, 1_000),
   AGENT_API_IDEMPOTENCY_TTL_HOURS: int(24, 24, 24 * 365),
   SERP_PROVIDER: z.enum(['archive', 'dataforseo', 'serpapi']).default('archive'),
   DATAFORSEO_LOGIN: z.string().optional(),
@@ -77,5 +96,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
-  return Object.freeze(parsed.data);
+  const c = parsed.data;
+  // Node refuses a headers timeout longer than the request timeout; say so with the variables' names.
+  if (c.AGENT_API_REQUEST_TIMEOUT_MS > 0 && c.AGENT_API_HEADERS_TIMEOUT_MS > c.AGENT_API_REQUEST_TIMEOUT_MS) {
+    throw new Error(
+      'Invalid configuration:\n  AGENT_API_HEADERS_TIMEOUT_MS: must not exceed AGENT_API_REQUEST_TIMEOUT_MS (or set that to 0)',
+    );
+  }
+  return Object.freeze(c);
 }

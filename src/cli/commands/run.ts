@@ -61,6 +61,12 @@ export async function serveUntilSignal(
   onListening?: (url: string) => Promise<void> | void,
 ): Promise<void> {
   const { VERSION } = await import('../../app.ts');
+  // The signal handlers are in place before anything is announced: a SIGTERM sent the moment the "serving" line
+  // appears must reach them, not Node's default action (which would kill the process without a graceful stop).
+  const signalled = new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
   let url: string;
   try {
     ({ url } = await app.listen(host, port));
@@ -79,17 +85,9 @@ export async function serveUntilSignal(
   }
   await app.startBackground();
   io.err(`agent-api ${VERSION} serving REST at ${url}/api/agent/v1, MCP at ${url}/mcp, health at ${url}/healthz`);
-  await new Promise<void>((done) => {
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      app.engine.logger.info({ signal }, 'shutting down');
-      void app.close(app.config.AGENT_API_SHUTDOWN_GRACE_MS).finally(done);
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  });
+  const signal = await signalled;
+  app.engine.logger.info({ signal }, 'shutting down');
+  await app.close(app.config.AGENT_API_SHUTDOWN_GRACE_MS);
 }
 
 /** `--host` and `--port`, defaulting to AGENT_API_HOST and AGENT_API_PORT, for `serve` and `start`. */

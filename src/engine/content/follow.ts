@@ -56,7 +56,8 @@ export async function followContent(
       await report?.(progressPosition(row.stage), PROGRESS_STAGES.length - 1, row.stage);
     }
     const remaining = deadline - engine.clock.now();
-    if (isRestingStatus(row.status) || remaining <= 0 || signal.aborted) return row;
+    // A shutting-down server answers the job as it is now (the change hub is closed).
+    if (isRestingStatus(row.status) || remaining <= 0 || signal.aborted || engine.changes.closed) return row;
     await engine.changes.waitFor(
       runKind(row),
       id,

@@ -113,7 +113,9 @@ export async function followOptimization(
       await report(p.progress, p.total, p.message);
     }
     const remaining = deadline - engine.clock.now();
-    if (TERMINAL.has(row.status) || remaining <= 0 || signal?.aborted) return optimizationView(row, 'status');
+    // A shutting-down server answers the record as it is now (the change hub is closed).
+    if (TERMINAL.has(row.status) || remaining <= 0 || signal?.aborted || engine.changes.closed)
+      return optimizationView(row, 'status');
     await engine.changes.waitFor(
       OPTIMIZATION_KIND,
       id,

@@ -6,7 +6,7 @@ import type { AnyOperation } from '../../tools/define.ts';
 import { buildOpenApi } from '../openapi.ts';
 import { originGuard, requestIdMiddleware, type HttpEnv, type OriginPolicy } from './guards.ts';
 import { bodyLimitMiddleware } from './limits.ts';
-import { mountMcpHttp } from './mcp-http.ts';
+import { mountMcpHttp, type McpHttpLimits } from './mcp-http.ts';
 import { errorResponse } from './respond.ts';
 import { mountRest } from './rest.ts';
 import { createFailedAuthLimiter } from './request-auth.ts';
@@ -18,6 +18,10 @@ export interface HttpAppDeps {
   originPolicy: OriginPolicy;
   /** Failed authentication attempts allowed per client address and minute. */
   failedAuthPerMinute: number;
+  /** Proxies whose X-Forwarded-For names the client (addresses or CIDRs). */
+  trustedProxies?: readonly string[];
+  /** Bounds on MCP sessions and batches (defaults otherwise). */
+  mcpLimits?: Partial<McpHttpLimits>;
 }
 
 /** The one HTTP application: REST under /api/agent/v1, MCP at /mcp, /openapi.json and /healthz. */
@@ -25,7 +29,7 @@ export function createHttpApp(deps: HttpAppDeps) {
   const { engine } = deps;
   const app = new Hono<HttpEnv>();
   const openapi = buildOpenApi(deps.operations, deps.version);
-  const failedAuth = createFailedAuthLimiter(engine.clock, deps.failedAuthPerMinute);
+  const failedAuth = createFailedAuthLimiter(engine.clock, deps.failedAuthPerMinute, deps.trustedProxies);
 
   app.use('*', requestIdMiddleware());
   app.use('*', async (c, next) => {
@@ -67,7 +71,7 @@ export function createHttpApp(deps: HttpAppDeps) {
   app.get('/openapi.json', (c) => c.json(openapi));
 
   mountRest(app, engine, deps.operations, failedAuth);
-  const mcp = mountMcpHttp(app, { ...deps, failedAuth });
+  const mcp = mountMcpHttp(app, { ...deps, failedAuth, limits: deps.mcpLimits });
 
   app.notFound((c) => errorResponse(c, new ApiError('not_found', 'No such route.')));
   app.onError((err, c) => {
