@@ -434,3 +434,23 @@ describe('per-IP failed-authentication limiter (docs/reliability.md A.10)', () =
     }
   });
 });
+
+describe('failed-authentication limiting behind a trusted proxy (docs/reliability.md I.11)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ operations, env: { AGENT_API_TRUSTED_PROXIES: '127.0.0.1' } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('I.11 behind a trusted proxy each client named by X-Forwarded-For has its own failed-attempt allowance', async () => {
+    const junk = (client: string) =>
+      t.request('GET', '/usage', { key: generateApiKey(), headers: { 'x-forwarded-for': `203.0.113.9, ${client}` } });
+    for (let i = 0; i < 20; i++) expect((await junk('198.51.100.1')).status).toBe(401);
+    expect((await junk('198.51.100.1')).status).toBe(429);
+    // Another client behind the same proxy is not affected; the forged left-most entry is not what counts.
+    expect((await junk('198.51.100.2')).status).toBe(401);
+    expect(t.logs!.lines().some((l) => l.includes('"ip":"198.51.100.2"'))).toBe(true);
+  });
+});

@@ -201,6 +201,28 @@ describe('MCP sessions and messages', () => {
   });
 });
 
+describe('the global session cap', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { AGENT_API_MCP_MAX_SESSIONS: '3' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('I.1 past AGENT_API_MCP_MAX_SESSIONS live sessions, initialize answers 429 with Retry-After until one closes', async () => {
+    const keys = await Promise.all([1, 2, 3, 4].map(() => t.tenant('agency')));
+    for (const k of keys.slice(0, 3)) await open(t, k.key);
+    const refused = await post(t, keys[3]!.key, initialize());
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(refused.messages[0]).toMatchObject({ error: { data: { error: { code: 'rate_limit_exceeded' } } } });
+    // Idle sessions are swept first: once they have idled out, there is room again.
+    t.clock.advance(10 * 60_000 + 1);
+    expect((await post(t, keys[3]!.key, initialize())).status).toBe(200);
+  });
+});
+
 describe('MCP tasks obey scopes and tasks/result is bounded', () => {
   let t: TestApp;
   beforeAll(async () => {
