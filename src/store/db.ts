@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
 import { assertHealthyDatabase, openSqlite, readPragmas, sqliteSql, type PragmaReport } from './dialect/sqlite.ts';
 
@@ -88,5 +88,3 @@ export async function withSavepoint<T>(trx: TxDb, name: string, work: () => Prom
     throw err;
   }
 }
-
-export type { RawBuilder };

@@ -91,6 +91,24 @@ async function setup() {
   return { ...tenant, rest, restBytes, tool, toolRpcError, listId, close: () => mcp.close() };
 }
 
+/** Saves a prospect with `notes` over REST and over MCP; both keep the notes exactly. Answers the REST save. */
+async function expectNotesKept(s: Awaited<ReturnType<typeof setup>>, name: string, notes: string) {
+  const saved = await s.rest('POST', `/clients/${s.clientId}/prospect-lists/${s.listId}/items`, {
+    body: { url: `https://example.com/${name}-rest`, notes },
+  });
+  expect(saved.status, saved.text).toBe(201);
+  expect(saved.body.notes).toBe(notes);
+  const viaMcp = await s.tool('save_prospect', {
+    client_id: s.clientId,
+    list_id: s.listId,
+    url: `https://example.com/${name}-mcp`,
+    notes,
+  });
+  expect(viaMcp.isError).toBeFalsy();
+  expect(structured<Any>(viaMcp).notes).toBe(notes);
+  return saved;
+}
+
 type Setup = Awaited<ReturnType<typeof setup>>;
 
 /** REST answered 400 with `code`, naming `field` with a message matching `message`. */
@@ -191,19 +209,7 @@ describe('Hardening (I): text hygiene', () => {
 
       // Long text: right-to-left marks and isolates are legitimate in prose, and stored as sent.
       const notes = 'Contact: \u2067مرحبا\u2069 (ask for \u202Bשלום\u202C); file \u202Egnp.exe';
-      const saved = await s.rest('POST', `/clients/${s.clientId}/prospect-lists/${s.listId}/items`, {
-        body: { url: 'https://example.com/bidi-rest', notes },
-      });
-      expect(saved.status, saved.text).toBe(201);
-      expect(saved.body.notes).toBe(notes);
-      const viaMcp = await s.tool('save_prospect', {
-        client_id: s.clientId,
-        list_id: s.listId,
-        url: 'https://example.com/bidi-mcp',
-        notes,
-      });
-      expect(viaMcp.isError).toBeFalsy();
-      expect(structured<Any>(viaMcp).notes).toBe(notes);
+      await expectNotesKept(s, 'bidi', notes);
     } finally {
       await s.close();
     }
@@ -214,17 +220,7 @@ describe('Hardening (I): text hygiene', () => {
     try {
       const items = `/clients/${s.clientId}/prospect-lists/${s.listId}/items`;
       const notes = 'line one\n\tindented\r\nline three\t(end)';
-      const saved = await s.rest('POST', items, { body: { url: 'https://example.com/ws-rest', notes } });
-      expect(saved.status, saved.text).toBe(201);
-      expect(saved.body.notes).toBe(notes);
-      const viaMcp = await s.tool('save_prospect', {
-        client_id: s.clientId,
-        list_id: s.listId,
-        url: 'https://example.com/ws-mcp',
-        notes,
-      });
-      expect(viaMcp.isError).toBeFalsy();
-      expect(structured<Any>(viaMcp).notes).toBe(notes);
+      const saved = await expectNotesKept(s, 'ws', notes);
       const updated = await s.rest('PATCH', `${items}/${saved.body.item_id as string}`, {
         body: { notes: 'first\nsecond' },
       });

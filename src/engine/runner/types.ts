@@ -1,4 +1,4 @@
-import type { Db, ReadDb, TxDb } from '../../store/db.ts';
+import type { ReadDb, TxDb } from '../../store/db.ts';
 
 /**
  * A pipeline's step outputs by step name. The checkpoint a run carries from step to step is a mapped type of it, so a
@@ -116,5 +116,3 @@ export class RetryableError extends Error {
     this.retryAfterMs = options?.retryAfterMs;
   }
 }
-
-export type { Db };
