@@ -17,7 +17,15 @@ import { cpus } from 'node:os';
 import { Agent, request } from 'undici';
 import { createAnalysis } from '../src/engine/analysis/analysis.ts';
 import { extract } from '../src/engine/analysis/extract/index.ts';
-import { scoreCompetitors, scorePage, type AnalyzedPage } from '../src/engine/analysis/score/index.ts';
+import {
+  buildCompetitorModel,
+  scoreAgainstModel,
+  scoreCompetitors,
+  scorePage,
+  type AnalyzedPage,
+  type CompetitorModel,
+} from '../src/engine/analysis/score/index.ts';
+import { contentAsHtml } from '../src/engine/optimize/score-content.ts';
 import { tempDir } from '../test/helpers/temp.ts';
 import { table } from './lib/harness.ts';
 import { ARCHIVE_PAIRS } from './lib/optimize-archive.ts';
@@ -215,6 +223,7 @@ function scoringCpu({ pages, analysis }: Awaited<ReturnType<typeof prepareScorin
     }
     score = s.value.rankabilityScore;
   }
+  const draft = scoreContentCpu(analysis, pages[0]!, competitors, rounds);
   return {
     extract: median(extractCpu),
     terms: median(termsCpu),
@@ -222,7 +231,52 @@ function scoringCpu({ pages, analysis }: Awaited<ReturnType<typeof prepareScorin
     scoreCompetitors: median(comps),
     score,
     words: analysed.map((a) => a.extraction.wordCount),
+    draft,
   };
+}
+
+/**
+ * score_content's work for a draft of about 3,000 words (the target page's sections, repeated) against the saved
+ * model of 10 competitors: parse the model, render and extract the draft, analyse its terms, score. The baseline,
+ * side by side, is one extract + term analysis of the same draft (the floor any scorer of new text pays).
+ */
+function scoreContentCpu(
+  analysis: Awaited<ReturnType<typeof prepareScoring>>['analysis'],
+  target: { url: string; html: string },
+  competitors: readonly AnalyzedPage[],
+  rounds: number,
+) {
+  const model: CompetitorModel = buildCompetitorModel(analysis.analyzer, competitors, KEYWORD, 'en-US');
+  const saved = JSON.stringify(model);
+  const body = /<body[^>]*>([\s\S]*)<\/body>/i.exec(target.html)?.[1] ?? target.html;
+  const once = extract(target.html, { url: target.url }).wordCount || 1;
+  const html = contentAsHtml(
+    { content: Array.from({ length: Math.ceil(3_000 / once) }, () => body).join('\n'), format: 'html' },
+    'en-US',
+  );
+  const analyse = () => {
+    const e = extract(html, { url: target.url });
+    const terms = analysis.analyzer.analyzeDocument({
+      text: e.mainText,
+      headings: e.headings.map((h) => h.text),
+      title: e.title,
+      language: 'en-US',
+    });
+    return { url: target.url, extraction: e, terms };
+  };
+  const base: number[] = [];
+  const full: number[] = [];
+  let words = 0;
+  for (let r = 0; r <= rounds; r++) {
+    const b = timed(analyse);
+    const f = timed(() => scoreAgainstModel(analysis.analyzer, analyse(), JSON.parse(saved) as CompetitorModel));
+    words = b.value.extraction.wordCount;
+    if (r > 0) {
+      base.push(b.cpu);
+      full.push(f.cpu);
+    }
+  }
+  return { words, analyse: median(base), scoreContent: median(full), modelBytes: Buffer.byteLength(saved) };
 }
 
 /** Seeds, starts and warms the offline app (language model, archive search index) for the archive runs. */
@@ -389,6 +443,16 @@ export async function run(args: string[]): Promise<void> {
         step <= BUDGET_MS ? 'ok' : 'OVER',
       ]);
       rows.push(['whole run (11 extractions + score step)', `${f1(step + 11 * s.extract)} ms CPU`, '', '', '', '']);
+      const ratio = s.draft.scoreContent / s.draft.analyse;
+      rows.push([
+        `score_content: ${s.draft.words}-word draft vs 10 competitors`,
+        `${f1(s.draft.scoreContent)} ms CPU`,
+        `${f1(s.draft.analyse)} ms (extract + terms)`,
+        `${ratio.toFixed(2)}x`,
+        '<= 1.5x',
+        ratio <= 1.5 ? 'ok' : 'OVER',
+      ]);
+      notes.push(`saved competitor model: ${(s.draft.modelBytes / 1024).toFixed(1)} KiB`);
       phase('cpu', t0);
     }
     if (archive) {

@@ -128,6 +128,10 @@ export interface OptimizationsTable {
   result: string | null;
   /** JSON of the saved evidence: search snapshot, competitor URLs and hashes, the page's extraction summary. */
   evidence: string | null;
+  /** JSON of the competitor model the run scored against (score_content scores drafts against it). */
+  scoring_model: string | null;
+  /** JSON of what the summary view adds: the top recommendations, confidence and warnings. */
+  summary_extras: string | null;
   created_at: number;
   started_at: number | null;
   completed_at: number | null;

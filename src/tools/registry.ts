@@ -12,6 +12,7 @@ import { getAutopilotStatus } from './content/get-autopilot-status.ts';
 import { startOptimization } from './optimize/start-optimization.ts';
 import { getOptimization } from './optimize/get-optimization.ts';
 import { listOptimizations } from './optimize/list-optimizations.ts';
+import { scoreContent } from './optimize/score-content.ts';
 import { listProspectLists } from './prospects/list-prospect-lists.ts';
 import { createProspectList } from './prospects/create-prospect-list.ts';
 import { listProspects } from './prospects/list-prospects.ts';
@@ -39,6 +40,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   startOptimization,
   getOptimization,
   listOptimizations,
+  scoreContent,
   getUsage,
   estimateUsage,
   listClients,

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
 import { structured } from '../helpers/mcp.ts';
 import {
-  ASYNCIO,
   getArtifacts,
   getAutopilot,
   getJob,
@@ -34,12 +33,17 @@ let t: TestApp;
 let log: ReturnType<typeof recordStatuses>;
 let a: Tenant;
 const KB =
-  'Test client has taught Python courses in Austin since 2015. Test client runs asyncio workshops every quarter.';
+  'Test client has installed tankless water heaters in Austin since 2015. Test client flushes tankless units every quarter.';
+/**
+ * A topic whose first draft scores under the target: the client excludes cost, so the draft leaves out the price
+ * sentences the ranking pages have, and an optimization pass must add what it can.
+ */
+const TOPIC = 'tankless water heater';
 
 beforeAll(async () => {
   t = await startContentApp();
   log = recordStatuses(t);
-  a = await tenant(t, 'agency', { knowledgeBase: KB });
+  a = await tenant(t, 'agency', { knowledgeBase: KB, excludedTopics: ['cost'] });
 });
 afterAll(async () => {
   await t?.close();
@@ -65,14 +69,14 @@ async function sourceText(url: string): Promise<string> {
 
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-describe('a completed run (python asyncio tutorial, commercial service page: the first draft scores under the target)', () => {
+describe('a completed run (tankless water heater, cost excluded, commercial service page: the first draft scores under the target)', () => {
   let id: string;
   let status: AutopilotStatus;
   let art: Artifacts;
 
   beforeAll(async () => {
     const r = await postAutopilot(t, a.key, {
-      topic: ASYNCIO,
+      topic: TOPIC,
       client_id: a.clientId,
       page_contract: 'commercial_service',
     });

@@ -29,6 +29,7 @@ const DOCUMENTED_TOOLS = [
   'create_content_autopilot',
   'get_autopilot_status',
   'start_optimization',
+  'score_content',
   'get_optimization',
   'list_optimizations',
   'get_usage',
@@ -49,7 +50,9 @@ const DOCUMENTED_TOOLS = [
   'delete_prospect',
   'delete_prospect_list',
 ];
-const VERBS = ['get', 'list', 'create', 'start', 'estimate', 'approve', 'save', 'update', 'delete'];
+/** POST operations that write nothing: they take a body too large for a query string and compute an answer. */
+const COMPUTE_ONLY = new Set(['score_content']);
+const VERBS = ['get', 'list', 'create', 'start', 'estimate', 'score', 'approve', 'save', 'update', 'delete'];
 
 /** docs/api.md §2.2: the scope family of each operation family (null: any valid key). */
 const SCOPE_FAMILY: Record<string, string | null> = {
@@ -119,7 +122,8 @@ describe('operation registry contract', () => {
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
         expect(typeof a[hint], hint).toBe('boolean');
       }
-      expect(a.readOnlyHint).toBe(op.http.method === 'GET');
+      // Reads are GETs, plus the POSTs that only compute an answer from stored data (a draft's score).
+      expect(a.readOnlyHint).toBe(op.http.method === 'GET' || COMPUTE_ONLY.has(name));
       if (a.readOnlyHint) expect(a.destructiveHint).toBe(false);
       if (op.http.method === 'DELETE') expect(a.destructiveHint).toBe(true);
     });

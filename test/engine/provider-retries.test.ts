@@ -20,7 +20,7 @@ describe('paid provider calls per step', () => {
 
   it('a search provider that always fails is called exactly AGENT_API_MAX_ATTEMPTS (5) times, then the run fails', async () => {
     const { key } = await w.t.tenant('agency');
-    const keyword = `${KEYWORD} always down`;
+    const keyword = `${KEYWORD} 5`;
     w.serp.fake.failNext(503, 6);
     const o = await started(w.t, key, { url: w.web.url('/target/thorough'), keyword });
     await settle(w.t, o.optimization_id);
@@ -37,7 +37,7 @@ describe('paid provider calls per step', () => {
 
   it("the next attempt waits for the provider's Retry-After when it is longer than the backoff, then succeeds", async () => {
     const { key } = await w.t.tenant('agency');
-    const keyword = `${KEYWORD} rate limited`;
+    const keyword = `${KEYWORD} 429`;
     w.serp.fake.failNext(429, 1, { retryAfter: '300' });
     const before = w.t.clock.now();
     const o = await started(w.t, key, { url: w.web.url('/target/thorough'), keyword });

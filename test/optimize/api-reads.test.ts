@@ -165,6 +165,10 @@ describe('list and views', () => {
       competitorCount: result.competitorCount,
       duration: result.duration,
       billingFinalized: true,
+      // The summary carries the top 5 of the result's recommendations, its confidence and warnings.
+      recommendations: result.recommendations.slice(0, 5),
+      confidence: result.confidence,
+      warnings: result.warnings,
     });
     expect(full.body.summary).toEqual(summary.body.summary);
     const { summary: _s, result: _r, evidence: _e, ...fullBase } = full.body;

@@ -61,7 +61,7 @@ describe('C.28 a failed run releases its reservation exactly once', () => {
     const { key } = await w.t.tenant('starter');
     const before = await usage(key);
     w.serp.fake.failNext(401, 1, { body: { error: 'Invalid API key.' } });
-    const o = await started(w.t, key, { url: w.web.url('/target/thorough'), keyword: `${KEYWORD} provider down` });
+    const o = await started(w.t, key, { url: w.web.url('/target/thorough'), keyword: `${KEYWORD} 503` });
     await settle(w.t, o.optimization_id);
     const r = (await getOptimization(w.t, key, o.optimization_id, { view: 'status' })).body;
     expect(r).toMatchObject({ status: 'failed', billing_status: 'released' });
@@ -108,7 +108,7 @@ describe('C.28 a failed run releases its reservation exactly once', () => {
 describe('C.29 a successful run finalizes its reservation exactly once', () => {
   it('a run that succeeds after a transient failure is charged once; the search ran once (checkpointed)', async () => {
     const { orgId, key } = await w.t.tenant('starter');
-    const keyword = `${KEYWORD} flaky page`;
+    const keyword = `${KEYWORD} 29`;
     w.web.resetNext('/target/partial', 1);
     const o = await started(w.t, key, { url: w.web.url('/target/partial'), keyword });
     await settle(w.t, o.optimization_id, 1_000);

@@ -109,7 +109,7 @@ const runOf = (db: Db, id: string) =>
   db.selectFrom('runs').selectAll().where('resource_id', '=', id).executeTakeFirstOrThrow();
 
 describe('Optimize across kill -9 of a real server process', () => {
-  const keyword = `${KEYWORD} crash`;
+  const keyword = `${KEYWORD} 74`;
   let s: Setup;
   let b: SpawnedServer;
   let completedId: string;

@@ -106,7 +106,7 @@ describe('Optimize runs on the loopback web', () => {
   }
 
   it('scores the page against the ten ranking pages and saves the result with its evidence; the page itself is not its own competitor', async () => {
-    const keyword = `${KEYWORD} full`;
+    const keyword = `${KEYWORD} 1`;
     const self = w.web.url('/target/thorough');
     w.serp.set(keyword, [`${self}/`, ...GOOD_COMPETITORS]);
     const o = await run({ url: self, keyword });
@@ -151,7 +151,7 @@ describe('Optimize runs on the loopback web', () => {
   });
 
   it('omits competitors that answer 404, are not HTML or redirect into private space; they are not counted and do not change the score', async () => {
-    const keyword = `${KEYWORD} omitted`;
+    const keyword = `${KEYWORD} 2`;
     w.serp.set(keyword, ['/c/1', '/c/404', '/c/2', '/c/pdf', '/c/private', '/c/3']);
     const withOmitted = await run({ url: w.web.url('/target/partial'), keyword });
     const r = withOmitted.result!;
@@ -193,16 +193,16 @@ describe('Optimize runs on the loopback web', () => {
   });
 
   it('fails (released) when no ranking page can be compared with, with a message that says why', async () => {
-    const none = `${KEYWORD} nothing ranks`;
+    const none = `${KEYWORD} 3`;
     w.serp.set(none, []);
     const empty = await run({ url: w.web.url('/target/thorough'), keyword: none });
     expect(empty).toMatchObject({ status: 'failed', billing_status: 'released', result: null });
     expect(empty.error).toMatch(/returned no ranking pages/);
-    const broken = `${KEYWORD} nothing fetchable`;
+    const broken = `${KEYWORD} 4`;
     w.serp.set(broken, ['/c/404', '/c/pdf']);
     const unusable = await run({ url: w.web.url('/target/thorough'), keyword: broken });
     expect(unusable).toMatchObject({ status: 'failed', billing_status: 'released' });
-    expect(unusable.error).toMatch(/None of the ranking pages could be fetched/);
+    expect(unusable.error).toMatch(/None of the 2 ranking pages .* is a competitor to compare with \(1 unfetchable, 1 not HTML\)/);
   });
 });
 

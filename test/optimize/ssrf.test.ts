@@ -97,7 +97,7 @@ describe('E. unsafe URLs are refused at request time', () => {
 describe('E.57 redirects into private addresses during a run', () => {
   it('a competitor that redirects to a private address is omitted (not counted); the canary is untouched', async () => {
     const { key } = await w.t.tenant('agency');
-    const keyword = `${KEYWORD} redirecting competitor`;
+    const keyword = `${KEYWORD} 57`;
     w.serp.set(keyword, ['/c/1', '/c/private', '/c/2']);
     const o = await started(w.t, key, { url: w.web.url('/target/thorough'), keyword });
     await settle(w.t, o.optimization_id);

@@ -5,15 +5,29 @@ import { OPTIMIZATION_KIND, optimizationStartedAt, updateOptimization } from '..
 import { contentHash } from '../analysis/analysis.ts';
 import type { Extraction } from '../analysis/extract/types.ts';
 import type { DocumentTerms } from '../analysis/terms/types.ts';
-import { SCORING_VERSION, scoreCompetitors, scorePage } from '../analysis/score/index.ts';
+import {
+  buildCompetitorModel,
+  SCORING_VERSION,
+  scoreAgainstModel,
+  scoreCompetitors,
+  type CompetitorModel,
+  type ScoreResult,
+} from '../analysis/score/index.ts';
+import { headTerms } from '../analysis/score/relevance.ts';
+import { MIN_CONFIDENT_COMPETITORS, preselect, selectCompetitors, type ExcludedCompetitor } from './competitors.ts';
 import type { Engine } from '../engine.ts';
-import { documentKey } from '../document-key.ts';
 import { definePipeline, PermanentError, RetryableError, type Pipeline, type StepContext } from '../runner/types.ts';
 
 export interface OptimizationInput {
   url: string;
   keyword: string;
   language: string;
+  /** Domains whose pages are never competitors. */
+  excludeDomains?: string[];
+  /** Pages that replace the search results as the candidate set. */
+  competitorUrls?: string[];
+  /** Keep every fetched candidate of competitorUrls: no relevance test, no per-site cap, same site allowed. */
+  forceCompetitors?: boolean;
 }
 
 interface SearchOutput {
@@ -46,16 +60,29 @@ interface FetchedDoc {
 interface FetchOutput {
   page: FetchedDoc;
   competitors: FetchedDoc[];
+  /** Candidates left out before fetching (the page's own site, excluded domains). */
+  excluded: ExcludedCompetitor[];
 }
 
-/** What the score step hands to onComplete: the result and the evidence, written to the optimization row. */
+/** What the score step hands to onComplete: the result, the evidence and the model, written to the row. */
 interface ScoreOutput {
-  result: ReturnType<typeof scorePage> & {
+  result: ScoreResult & {
     competitorCount: number;
-    competitors: { url: string; title: string; position: number | null; wordCount: number; score: number }[];
+    competitors: {
+      url: string;
+      title: string;
+      position: number | null;
+      wordCount: number;
+      score: number;
+      relevance: number;
+    }[];
+    excluded_competitors: ExcludedCompetitor[];
+    confidence: 'normal' | 'low';
+    warnings: string[];
     scoringVersion: string;
   };
   evidence: Record<string, unknown>;
+  model: CompetitorModel;
 }
 
 /** The optimization pipeline's step outputs by step name. */
@@ -81,6 +108,35 @@ const FAILURE_PHRASE: Record<FetchErrorCode, string> = {
 
 function isHtml(page: FetchedPage): boolean {
   return page.contentType === 'text/html' || page.contentType === 'application/xhtml+xml';
+}
+
+/** Recommendations the summary view carries. */
+export const SUMMARY_RECOMMENDATIONS = 5;
+
+const REASON_WORDS: Record<ExcludedCompetitor['reason'], string> = {
+  same_site: "on the page's own site",
+  excluded_domain: 'on an excluded domain',
+  domain_cap: 'over the two-per-site cap',
+  off_topic: 'off topic',
+  unfetchable: 'unfetchable',
+  not_html: 'not HTML',
+};
+
+/** "3 off topic, 1 on the page's own site": the exclusions counted by reason. */
+function exclusionSummary(excluded: readonly ExcludedCompetitor[]): string {
+  const counts = new Map<string, number>();
+  for (const e of excluded) counts.set(REASON_WORDS[e.reason], (counts.get(REASON_WORDS[e.reason]) ?? 0) + 1);
+  return [...counts].map(([why, n]) => `${n} ${why}`).join(', ');
+}
+
+function noCompetitors(keyword: string, results: number, excluded: readonly ExcludedCompetitor[]): string {
+  if (results === 0) return `The search for "${keyword}" returned no ranking pages to compare with.`;
+  return `None of the ${results} ranking pages for "${keyword}" is a competitor to compare with (${exclusionSummary(excluded)}).`;
+}
+
+function lowConfidence(keyword: string, used: number, excluded: readonly ExcludedCompetitor[]): string {
+  const why = excluded.length ? ` (left out: ${exclusionSummary(excluded)})` : '';
+  return `Only ${used} ranking ${used === 1 ? 'page is' : 'pages are'} about "${keyword}"${why}; the score and advice rest on fewer than ${MIN_CONFIDENT_COMPETITORS} competitors.`;
 }
 
 /** The optimization pipeline: search the keyword, fetch the page and its competitors, score. */
@@ -132,6 +188,16 @@ export function optimizationPipeline(engine: Engine): Pipeline {
         transient: true,
         async run(ctx) {
           const { input } = ctx;
+          if (input.competitorUrls?.length) {
+            // The caller's candidates replace the search: no provider is asked.
+            return {
+              provider: 'competitor_urls',
+              query: input.keyword,
+              language: input.language,
+              fetchedAt: iso(engine.clock.now()),
+              results: input.competitorUrls.map((url, i) => ({ position: i + 1, url, title: '', snippet: '' })),
+            };
+          }
           const provider = providers.researchProvider('organic');
           const r = await limits.search.add(() =>
             provider.search(input.keyword, {
@@ -158,13 +224,10 @@ export function optimizationPipeline(engine: Engine): Pipeline {
         async run(ctx) {
           const { input } = ctx;
           const search = ctx.output('search');
-          const self = documentKey(input.url);
-          const seen = new Set([self]);
-          const targets = search.results.filter((r) => {
-            const k = documentKey(r.url);
-            if (seen.has(k)) return false;
-            seen.add(k);
-            return true;
+          const { targets, excluded } = preselect(search.results, {
+            pageUrl: input.url,
+            excludeDomains: input.excludeDomains ?? [],
+            allowSameSite: input.forceCompetitors === true,
           });
           const [page, ...competitors] = await Promise.all([
             fetchDoc(ctx, input.url, null, input.language),
@@ -180,7 +243,7 @@ export function optimizationPipeline(engine: Engine): Pipeline {
               (status !== null && (status >= 500 || status === 429));
             throw transient ? new RetryableError(reason) : new PermanentError(reason);
           }
-          return { page, competitors };
+          return { page, competitors, excluded };
         },
       },
       {
@@ -192,13 +255,25 @@ export function optimizationPipeline(engine: Engine): Pipeline {
           const { input } = ctx;
           const search = ctx.output('search');
           const fetched = ctx.output('fetch');
-          const used = fetched.competitors.filter((c) => c.ok);
+          const head = headTerms(input.keyword, input.language);
+          const selection = selectCompetitors(
+            fetched.competitors.map((c) => ({
+              ...c,
+              failure: c.ok
+                ? null
+                : {
+                    reason: c.failure || c.status !== 200 ? ('unfetchable' as const) : ('not_html' as const),
+                    detail: c.reason ?? 'could not be fetched',
+                  },
+            })),
+            { head, language: input.language, force: input.forceCompetitors === true },
+          );
+          const excluded = [...fetched.excluded, ...selection.excluded].sort(
+            (a, b) => (a.position ?? 99) - (b.position ?? 99) || (a.url < b.url ? -1 : 1),
+          );
+          const used = selection.kept.map((k) => k.page);
           if (used.length === 0) {
-            throw new PermanentError(
-              search.results.length === 0
-                ? `The search for "${input.keyword}" returned no ranking pages to compare with.`
-                : 'None of the ranking pages could be fetched, so there is nothing to compare with.',
-            );
+            throw new PermanentError(noCompetitors(input.keyword, search.results.length, excluded));
           }
           const source = analysis.analyze(
             input.url,
@@ -207,21 +282,28 @@ export function optimizationPipeline(engine: Engine): Pipeline {
             fetched.page.terms ?? undefined,
           );
           const comps = used.map((c) => analysis.analyze(c.url, c.extraction!, input.language, c.terms ?? undefined));
-          const scored = scorePage(analysis.analyzer, source, comps, input.keyword, input.language);
+          const model = buildCompetitorModel(analysis.analyzer, comps, input.keyword, input.language);
+          const scored = scoreAgainstModel(analysis.analyzer, source, model);
           const compScores = scoreCompetitors(analysis.analyzer, comps, input.keyword, input.language);
+          const low = used.length < MIN_CONFIDENT_COMPETITORS;
           const p = fetched.page;
           const ex = p.extraction!;
           return {
+            model,
             result: {
               ...scored,
               competitorCount: used.length,
-              competitors: used.map((c, i) => ({
+              competitors: selection.kept.map(({ page: c, relevance }, i) => ({
                 url: c.url,
                 title: c.extraction!.title,
                 position: c.position,
                 wordCount: c.extraction!.wordCount,
                 score: compScores[i]!,
+                relevance: relevance.score,
               })),
+              excluded_competitors: excluded,
+              confidence: low ? ('low' as const) : ('normal' as const),
+              warnings: low ? [lowConfidence(input.keyword, used.length, excluded)] : [],
               scoringVersion: SCORING_VERSION,
             },
             evidence: {
@@ -253,17 +335,21 @@ export function optimizationPipeline(engine: Engine): Pipeline {
                 images: ex.images.length,
                 links: ex.links.length,
               },
-              competitors: fetched.competitors.map((c) => ({
-                url: c.url,
-                position: c.position,
-                included: c.ok,
-                status: c.status,
-                finalUrl: c.finalUrl,
-                contentHash: c.contentHash,
-                fetchedAt: c.fetchedAt,
-                source: c.source,
-                reason: c.reason,
-              })),
+              competitors: fetched.competitors.map((c) => {
+                const out = excluded.find((e) => e.url === c.url);
+                return {
+                  url: c.url,
+                  position: c.position,
+                  included: !out,
+                  status: c.status,
+                  finalUrl: c.finalUrl,
+                  contentHash: c.contentHash,
+                  fetchedAt: c.fetchedAt,
+                  source: c.source,
+                  reason: c.reason ?? out?.detail ?? null,
+                  excludedAs: out?.reason ?? null,
+                };
+              }),
               scoringVersion: SCORING_VERSION,
             },
           };
@@ -295,6 +381,12 @@ export function optimizationPipeline(engine: Engine): Pipeline {
           duration_ms: duration,
           result: JSON.stringify({ ...out.result, duration }),
           evidence: JSON.stringify({ ...out.evidence, completedAt: iso(ctx.now) }),
+          scoring_model: JSON.stringify(out.model),
+          summary_extras: JSON.stringify({
+            recommendations: out.result.recommendations.slice(0, SUMMARY_RECOMMENDATIONS),
+            confidence: out.result.confidence,
+            warnings: out.result.warnings,
+          }),
         },
         ctx.now,
       );

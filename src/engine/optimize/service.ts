@@ -21,6 +21,9 @@ export interface StartOptimization {
   keyword: string;
   language: string;
   client_id?: string;
+  exclude_domains?: string[];
+  competitor_urls?: string[];
+  force_competitors?: boolean;
 }
 
 const TERMINAL = new Set(['complete', 'failed']);
@@ -35,8 +38,16 @@ export async function startOptimization(
   if (input.client_id) await requireOwnedClient(trx, principal.orgId, input.client_id, { field: 'client_id' });
   const now = engine.clock.now();
   const id = `opt_${ulid(now)}`;
-  const runInput: OptimizationInput = { url: input.url, keyword: input.keyword, language: input.language };
-  await insertOptimization(trx, { id, org_id: principal.orgId, client_id: input.client_id ?? null, ...runInput }, now);
+  const runInput: OptimizationInput = {
+    url: input.url,
+    keyword: input.keyword,
+    language: input.language,
+    ...(input.exclude_domains?.length ? { excludeDomains: input.exclude_domains } : {}),
+    ...(input.competitor_urls ? { competitorUrls: input.competitor_urls } : {}),
+    ...(input.force_competitors ? { forceCompetitors: true } : {}),
+  };
+  const row = { url: input.url, keyword: input.keyword, language: input.language };
+  await insertOptimization(trx, { id, org_id: principal.orgId, client_id: input.client_id ?? null, ...row }, now);
   await engine.usage.reserve(trx, {
     orgId: principal.orgId,
     plan: principal.plan,

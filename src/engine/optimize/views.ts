@@ -29,6 +29,19 @@ export function optimizationProgress(row: Pick<OptimizationRow, 'status' | 'stag
   return { progress: STAGE_PROGRESS[row.stage ?? ''] ?? 0, total: 4, message: row.stage ?? 'running' };
 }
 
+/**
+ * The summary's top recommendations, confidence and warnings. Runs finished before they were saved have none: an
+ * empty list and normal confidence.
+ */
+function summaryExtras(json: string | null): {
+  recommendations: unknown[];
+  confidence: 'normal' | 'low';
+  warnings: string[];
+} {
+  if (json === null) return { recommendations: [], confidence: 'normal', warnings: [] };
+  return JSON.parse(json) as ReturnType<typeof summaryExtras>;
+}
+
 /** The record in the requested view: `status` for polling, `summary` after completion, `full` with the evidence. */
 export function optimizationView(row: OptimizationRow, view: OptimizationView) {
   const base = {
@@ -54,6 +67,7 @@ export function optimizationView(row: OptimizationRow, view: OptimizationView) {
           competitorCount: row.competitor_count ?? 0,
           duration: row.duration_ms ?? 0,
           billingFinalized: billingStatus(row) === 'finalized',
+          ...summaryExtras(row.summary_extras),
         }
       : null;
   if (view === 'summary') return { ...base, summary };

@@ -10,6 +10,7 @@ import * as m0007 from './0007-usage-covering-index.ts';
 import * as m0008 from './0008-usage-hourly.ts';
 import * as m0009 from './0009-content-score.ts';
 import * as m0010 from './0010-task-scopes.ts';
+import * as m0011 from './0011-optimization-model.ts';
 
 /** The static, ordered list of frozen migrations. Names sort in the order they must run. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -23,6 +24,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0008-usage-hourly': m0008,
   '0009-content-score': m0009,
   '0010-task-scopes': m0010,
+  '0011-optimization-model': m0011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

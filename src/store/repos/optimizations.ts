@@ -1,7 +1,31 @@
 import { dialectSql, type Db } from '../db.ts';
 import type { LedgerState, OptimizationsTable } from '../schema.ts';
 
-export type OptimizationRow = OptimizationsTable & { ledger_state: LedgerState | null };
+/** An optimization as the views read it: every column but the competitor model, with its ledger state. */
+export type OptimizationRow = Omit<OptimizationsTable, 'scoring_model'> & { ledger_state: LedgerState | null };
+
+const VIEW_COLUMNS = [
+  'o.id',
+  'o.org_id',
+  'o.client_id',
+  'o.url',
+  'o.keyword',
+  'o.language',
+  'o.status',
+  'o.stage',
+  'o.error',
+  'o.score',
+  'o.source_word_count',
+  'o.competitor_count',
+  'o.duration_ms',
+  'o.result',
+  'o.evidence',
+  'o.summary_extras',
+  'o.created_at',
+  'o.started_at',
+  'o.completed_at',
+  'o.updated_at',
+] as const;
 
 export const OPTIMIZATION_KIND = 'optimization';
 
@@ -23,6 +47,8 @@ export async function insertOptimization(
       duration_ms: null,
       result: null,
       evidence: null,
+      scoring_model: null,
+      summary_extras: null,
       created_at: now,
       started_at: null,
       completed_at: null,
@@ -37,7 +63,7 @@ function withLedger(db: Db) {
     .leftJoin('usage_ledger as l', (j) =>
       j.on('l.resource_kind', '=', OPTIMIZATION_KIND).onRef('l.resource_id', '=', 'o.id'),
     )
-    .selectAll('o')
+    .select(VIEW_COLUMNS)
     .select('l.state as ledger_state');
 }
 
@@ -104,6 +130,16 @@ export async function updateOptimization(
     .set({ ...patch, updated_at: now })
     .where('id', '=', id)
     .execute();
+}
+
+/** The optimization's status, keyword, language, URL and saved competitor model, when it belongs to the organisation. */
+export async function getScoringModel(db: Db, orgId: string, id: string) {
+  return db
+    .selectFrom('optimizations')
+    .select(['id', 'status', 'url', 'keyword', 'language', 'scoring_model'])
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .executeTakeFirst();
 }
 
 /** When the optimization's run first started; null while queued. */

@@ -20,6 +20,22 @@ const base = {
   billing_status: BillingStatus,
 };
 
+/** One thing to change, with the points following it adds (docs/scoring.md, "Coherent advice"). */
+export const Recommendation = z.object({
+  id: z.string().describe('The check, or check:term for term advice; stable for the same input.'),
+  check: z.string(),
+  category: z.string(),
+  kind: z.enum(['add_term', 'use_more', 'use_less', 'fix']),
+  term: z.string().nullable().describe('The term or name the advice is about; null for page-level advice.'),
+  points: z.number().describe('Score points following it would add.'),
+  priority: z.enum(['high', 'medium', 'low']).describe('high from 2 points, medium from 0.75.'),
+  recommendation: z.string(),
+});
+
+const Confidence = z
+  .enum(['normal', 'low'])
+  .describe('low when fewer than 3 ranking pages are real competitors (see warnings and excluded_competitors).');
+
 export const Summary = z
   .object({
     rankabilityScore: z.number(),
@@ -27,6 +43,9 @@ export const Summary = z
     competitorCount: z.number().int(),
     duration: z.number().int().describe('Milliseconds from start to completion.'),
     billingFinalized: z.boolean(),
+    recommendations: z.array(Recommendation).describe('The top 5 recommendations, most points first.'),
+    confidence: Confidence,
+    warnings: z.array(z.string()),
   })
   .nullable()
   .describe('Null until the run is complete.');
@@ -68,8 +87,23 @@ export const OptimizationResult = z
         position: z.number().int().nullable(),
         wordCount: z.number().int(),
         score: z.number(),
+        relevance: z.number().optional().describe('The relevance score that admitted it (docs/scoring.md).'),
       }),
     ),
+    recommendations: z.array(Recommendation).optional().describe('Every recommendation, most points first.'),
+    excluded_competitors: z
+      .array(
+        z.object({
+          url: z.string(),
+          position: z.number().int().nullable(),
+          reason: z.enum(['same_site', 'excluded_domain', 'domain_cap', 'off_topic', 'unfetchable', 'not_html']),
+          detail: z.string(),
+        }),
+      )
+      .optional()
+      .describe('Ranking pages that are not competitors, with the reason; they count nowhere.'),
+    confidence: Confidence.optional(),
+    warnings: z.array(z.string()).optional(),
     duration: z.number().int(),
     scoringVersion: z.string(),
   })

@@ -4,6 +4,13 @@ import { Uuid } from '../common/schemas.ts';
 import { followOptimization, readOptimization, startOptimization as start } from '../../engine/optimize/service.ts';
 import { OptimizationRecord, type OptimizationRecordData } from './schemas.ts';
 import { identifier, shortText } from '../common/text.ts';
+import { domainOf } from '../../engine/optimize/competitors.ts';
+
+/** A host or domain name (a URL's host is taken): at least two labels of letters, digits and hyphens. */
+function isDomain(input: string): boolean {
+  const d = domainOf(input);
+  return /^(?=.{3,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/.test(d);
+}
 
 /** How long start_optimization follows the run for a caller that asked for progress (under MCP clients' 60 s timeout). */
 const FOLLOW_MS = 50_000;
@@ -25,6 +32,23 @@ export const startOptimization = defineOperation({
       .regex(/^[A-Za-z0-9-]+$/, 'Use a language code such as en-US.')
       .default('en-US'),
     client_id: Uuid.optional().describe('An organisation-owned client, to attribute and filter history.'),
+    exclude_domains: z
+      .array(shortText({ max: 253 }))
+      .max(50)
+      .optional()
+      .describe('Hosts or domains whose pages are never competitors (e.g. a marketplace or your other sites).'),
+    competitor_urls: z
+      .array(shortText({ max: 2048 }))
+      .min(1)
+      .max(20)
+      .optional()
+      .describe('1-20 public pages to compare with instead of the search results; still relevance-tested.'),
+    force_competitors: z
+      .boolean()
+      .optional()
+      .describe(
+        'With competitor_urls: keep every fetched page (no relevance test, no per-site cap, same site allowed).',
+      ),
   }),
   output: OptimizationRecord,
   errors: [
@@ -38,8 +62,21 @@ export const startOptimization = defineOperation({
   task: { kind: 'optimization', idOf: (body) => body.optimization_id },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   validate: (ctx, input) => {
+    const problems: { path: string; message: string }[] = [];
     const checked = ctx.engine.providers.checkUrl(input.url);
-    return checked.ok ? [] : [{ path: 'url', message: checked.reason }];
+    if (!checked.ok) problems.push({ path: 'url', message: checked.reason });
+    (input.competitor_urls ?? []).forEach((u, i) => {
+      const c = ctx.engine.providers.checkUrl(u);
+      if (!c.ok) problems.push({ path: `competitor_urls.${i}`, message: c.reason });
+    });
+    (input.exclude_domains ?? []).forEach((d, i) => {
+      if (!isDomain(d))
+        problems.push({ path: `exclude_domains.${i}`, message: 'Use a host name such as example.com.' });
+    });
+    if (input.force_competitors && !input.competitor_urls) {
+      problems.push({ path: 'force_competitors', message: 'force_competitors needs competitor_urls.' });
+    }
+    return problems;
   },
   handler: async (ctx, input) => {
     const record = (await start(ctx.engine, ctx.db, ctx.principal, input)) as OptimizationRecordData;

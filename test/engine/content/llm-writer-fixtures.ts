@@ -45,6 +45,7 @@ function extraction(title: string, headings: string[], paragraphs: string[]): Ex
   return {
     title,
     metaDescription: '',
+    siteName: '',
     canonical: '',
     lang: 'en',
     h1: title,

@@ -40,6 +40,9 @@ export interface Optimization {
     competitorCount: number;
     duration: number;
     billingFinalized: boolean;
+    recommendations: Recommendation[];
+    confidence: 'normal' | 'low';
+    warnings: string[];
   } | null;
   result?: OptimizationResult | null;
   evidence?: Record<string, unknown> | null;
@@ -68,9 +71,31 @@ export interface OptimizationResult {
   }[];
   sourceWordCount: number;
   competitorCount: number;
-  competitors: { url: string; title: string; position: number | null; wordCount: number; score: number }[];
+  competitors: {
+    url: string;
+    title: string;
+    position: number | null;
+    wordCount: number;
+    score: number;
+    relevance: number;
+  }[];
+  recommendations: Recommendation[];
+  excluded_competitors: { url: string; position: number | null; reason: string; detail: string }[];
+  confidence: 'normal' | 'low';
+  warnings: string[];
   duration: number;
   scoringVersion: string;
+}
+
+export interface Recommendation {
+  id: string;
+  check: string;
+  category: string;
+  kind: 'add_term' | 'use_more' | 'use_less' | 'fix';
+  term: string | null;
+  points: number;
+  priority: 'high' | 'medium' | 'low';
+  recommendation: string;
 }
 
 export interface World {

@@ -7,6 +7,10 @@ import { KEYWORD, competitorSpec, partialSpec, renderPage, thinSpec, thoroughSpe
  * A loopback "web" for Optimize: the target pages, ten competitor pages, a non-HTML, a 404 and a redirect-to-private
  * competitor, plus failure modes for the target (404, 503, connection reset). Paths can be held (the request waits
  * until released) to freeze a run mid-fetch, and a test can wait for requests to arrive without sleeping.
+ *
+ * Each competitor is its own site, as on the real web: competitor N is served from 127.0.0.(N+1) (Linux routes all
+ * of 127.0.0.0/8 to the loopback interface), other /c/ paths from 127.0.0.30, and the targets from 127.0.0.1, so
+ * Optimize's same-site and per-site rules see eleven sites. Every server shares one handler and one request log.
  */
 
 export const COMPETITORS = 10;
@@ -14,7 +18,7 @@ export const COMPETITORS = 10;
 export interface LoopbackWeb {
   readonly origin: string;
   readonly port: number;
-  /** `127.0.0.1:PORT`, for AGENT_API_TEST_FETCH_ALLOW. */
+  /** Every server's `HOST:PORT`, comma-separated, for AGENT_API_TEST_FETCH_ALLOW. */
   readonly allow: string;
   /** Request paths in order of arrival. */
   readonly requests: string[];
@@ -65,7 +69,7 @@ export async function startLoopbackWeb(options: { privatePort?: number } = {}): 
     const competitor = /^\/c\/(\d+)$/.exec(path);
     if (competitor) {
       const i = Number(competitor[1]) - 1;
-      if (i >= 0 && i < COMPETITORS) return html(renderPage(competitorSpec(i, origin)));
+      if (i >= 0 && i < COMPETITORS) return html(renderPage(competitorSpec(i, siteOrigin(path))));
     }
     switch (path) {
       case '/target/thorough':
@@ -92,7 +96,7 @@ export async function startLoopbackWeb(options: { privatePort?: number } = {}): 
     }
   }
 
-  const server: PageServer = await startPageServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0]!;
     requests.push(path);
     for (const w of waiters.splice(0)) {
@@ -101,16 +105,27 @@ export async function startLoopbackWeb(options: { privatePort?: number } = {}): 
     }
     if ([...holds].some((p) => path.startsWith(p))) held.push(() => answer(req, res));
     else answer(req, res);
-  });
+  };
+  const server: PageServer = await startPageServer(handler);
+  const sites: PageServer[] = [];
+  for (let n = 1; n <= COMPETITORS; n += 1) sites.push(await startPageServer(handler, { host: `127.0.0.${n + 1}` }));
+  const misc = await startPageServer(handler, { host: '127.0.0.30' });
+  /** The origin that serves a path: competitor N its own site, other /c/ paths the misc site, the rest the main one. */
+  function siteOrigin(path: string): string {
+    const n = /^\/c\/(\d+)$/.exec(path);
+    if (n && Number(n[1]) >= 1 && Number(n[1]) <= COMPETITORS) return sites[Number(n[1]) - 1]!.origin;
+    return path.startsWith('/c/') ? misc.origin : origin;
+  }
   origin = server.origin;
   const s = server;
+  const all = [server, ...sites, misc];
 
   return {
     origin,
     port: s.port,
-    allow: `127.0.0.1:${s.port}`,
+    allow: all.map((x) => `${x.host}:${x.port}`).join(','),
     requests,
-    url: (path) => `${origin}${path}`,
+    url: (path) => `${siteOrigin(path)}${path}`,
     count,
     waitFor(prefix, n = 1) {
       if (count(prefix) >= n) return Promise.resolve();
@@ -132,7 +147,9 @@ export async function startLoopbackWeb(options: { privatePort?: number } = {}): 
     resetNext(path, times) {
       resets.set(path, (resets.get(path) ?? 0) + times);
     },
-    close: () => s.close(),
+    close: async () => {
+      await Promise.all(all.map((x) => x.close()));
+    },
   };
 }
 

@@ -17,6 +17,7 @@ export function emptyExtraction(): Extraction {
   return {
     title: '',
     metaDescription: '',
+    siteName: '',
     canonical: '',
     lang: '',
     h1: '',
@@ -49,6 +50,7 @@ function extractUnsafe(html: string, options: ExtractOptions): Extraction {
   const pageUrl = resolveHref(options.url ?? '', null);
   out.title = meta.title;
   out.metaDescription = meta.metaDescription;
+  out.siteName = meta.siteName;
   out.canonical = meta.canonical ? (resolveHref(meta.canonical, pageUrl) ?? meta.canonical) : '';
   out.lang = meta.lang;
   out.structuredData = parseStructuredData(meta.jsonLd);

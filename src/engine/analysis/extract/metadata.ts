@@ -10,6 +10,8 @@ export interface PageMetadata {
   baseHref: string;
   ogTitle: string;
   ogType: string;
+  /** og:site_name, else application-name: the site's own name for itself. */
+  siteName: string;
   generator: string;
   jsonLd: string[];
 }
@@ -24,6 +26,7 @@ export function readMetadata(doc: DomDocument): PageMetadata {
     baseHref: '',
     ogTitle: '',
     ogType: '',
+    siteName: '',
     generator: '',
     jsonLd: [],
   };
@@ -48,6 +51,8 @@ export function readMetadata(doc: DomDocument): PageMetadata {
         else if (key === 'og:title' && !meta.ogTitle) meta.ogTitle = content;
         else if (key === 'og:type' && !meta.ogType) meta.ogType = content.toLowerCase();
         else if (key === 'generator' && !meta.generator) meta.generator = content;
+        else if (key === 'og:site_name' && content) meta.siteName = content;
+        else if (key === 'application-name' && !meta.siteName) meta.siteName = content;
         const equiv = (el.getAttribute('http-equiv') ?? '').toLowerCase();
         if (equiv === 'content-language' && !contentLanguage) contentLanguage = content;
         return false;

@@ -64,6 +64,8 @@ export interface StructuredData {
 export interface Extraction {
   title: string;
   metaDescription: string;
+  /** The site's name for itself (og:site_name or application-name); '' when the page does not say. */
+  siteName: string;
   canonical: string;
   lang: string;
   h1: string;

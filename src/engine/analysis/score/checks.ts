@@ -1,27 +1,28 @@
-import type { CompetitorTermStats, TermAnalyzer, UsageRange, UsageStatus } from '../terms/types.ts';
-import { usageRange } from '../terms/competitor-stats.ts';
+import type { DocumentTerms, TermAnalyzer, UsageStatus } from '../terms/types.ts';
 import { textStats } from './readability.ts';
-import type { AnalyzedPage, Category, ScoreCheck } from './types.ts';
+import { headShare, OPENING_WORDS, stemSet } from './relevance.ts';
+import { hasFaq, matchKey, subheadingCount, type CompetitorModel, type ModelTerm } from './model.ts';
+import type { AnalyzedPage, Category, ScoreCheck, TermAdvice } from './types.ts';
 
 /**
- * The checks of the published formula (docs/scoring.md). Every check is a pure function of the source page, the
- * competitor pages and their term statistics; points are rounded to two decimals so the same input always gives the
- * same score.
+ * The checks of the published formula (docs/scoring.md). Every check is a pure function of the source page and the
+ * competitor model; points are rounded to two decimals so the same input always gives the same score.
  */
 export interface CheckInput {
   source: AnalyzedPage;
-  competitors: readonly AnalyzedPage[];
-  stats: CompetitorTermStats;
-  keyword: string;
-  language: string;
+  model: CompetitorModel;
   analyzer: TermAnalyzer;
 }
 
 /** Credit per usage status in the coverage checks. */
 export const STATUS_CREDIT: Record<UsageStatus, number> = { ok: 1, over: 0.75, under: 0.5, missing: 0 };
-export const TOP_TERMS = 40;
-export const TOP_ENTITIES = 20;
+/** A head term is only "overused" above the competitors' highest rate and above this many uses per 1,000 words. */
+export const STUFFING_PER_1000 = 30;
+/** A term is overused when its uses exceed 1.5 x the competitors' p75 at the target length by at least 2. */
+const OVER_FACTOR = 1.5;
+const OVER_MARGIN = 2;
 
+const round1 = (x: number) => Math.round(x * 10) / 10;
 const round2 = (x: number) => Math.round(x * 100) / 100;
 /** 0 at `x0`, 1 at `x1`, linear between, clamped. */
 const ramp = (x: number, x0: number, x1: number) => Math.min(1, Math.max(0, (x - x0) / (x1 - x0)));
@@ -44,53 +45,149 @@ function check(
   return { id, category, label, earned, possible, evidence, recommendation: earned < possible ? recommendation : null };
 }
 
-/** Content lemmas of a short text (keyword, title, heading). */
-export function lemmas(analyzer: TermAnalyzer, text: string, language: string): Set<string> {
-  return new Set(
-    analyzer
-      .analyzeDocument({ text, language })
-      .terms.filter((t) => t.n === 1)
-      .map((t) => t.key),
+/** A page's uses of a model term: in the text, and in headings and the title. */
+export interface TermUse {
+  count: number;
+  heading: number;
+}
+
+/** The source page's uses, looked up by stem key (terms) and by name (entities). */
+export function sourceUses(terms: DocumentTerms, language: string) {
+  const byMatch = new Map<string, TermUse>();
+  for (const t of terms.terms) {
+    const k = matchKey(t.key, language);
+    const u = byMatch.get(k) ?? { count: 0, heading: 0 };
+    u.count += t.count;
+    u.heading += t.headingCount + t.titleCount;
+    byMatch.set(k, u);
+  }
+  const byName = new Map(
+    terms.entities.map((e) => [e.key, { count: e.count, heading: e.headingCount + e.titleCount }]),
   );
+  return (m: ModelTerm): TermUse =>
+    (m.kind === 'entity' ? byName.get(m.key) : undefined) ?? byMatch.get(m.match) ?? { count: 0, heading: 0 };
 }
 
-/** True when every content lemma of the keyword occurs in the text (in any order). */
-function hasKeyword(keywordLemmas: ReadonlySet<string>, textLemmas: ReadonlySet<string>): boolean {
-  if (keywordLemmas.size === 0) return false;
-  for (const k of keywordLemmas) if (!textLemmas.has(k)) return false;
-  return true;
+/**
+ * The length the page should have: the competitors' p25 when it is shorter, their p75 when it is far longer
+ * (more than max(1.5 x p75, p75 + 300)), else its own. Term targets are measured at this length, so "trim the page"
+ * and "use this term more" never pull against each other.
+ */
+export function targetWords(words: number, model: CompetitorModel): number {
+  const r = model.wordCount;
+  if (r.p25 === 0) return Math.max(1, words);
+  if (words < r.p25) return Math.round(r.p25);
+  if (words > lengthCeiling(model)) return Math.round(r.p75);
+  return Math.max(1, words);
 }
 
-function competitorShare(competitors: readonly AnalyzedPage[], has: (p: AnalyzedPage) => boolean): number {
-  return competitors.length ? competitors.filter(has).length / competitors.length : 0;
+function lengthCeiling(model: CompetitorModel): number {
+  return Math.max(model.wordCount.p75 * 1.5, model.wordCount.p75 + 300);
 }
 
-function rangeOf(values: number[]): UsageRange {
-  return values.length ? usageRange(values) : { p25: 0, median: 0, p75: 0 };
+/** Uses the competitors' rate range means for a page of `words` words: low (p25), mid (median), high (p75). */
+export function usesAt(m: ModelTerm, words: number) {
+  const at = (rate: number) => (rate * words) / 1000;
+  const low = Math.max(1, Math.round(at(m.per1000.p25)));
+  return {
+    low,
+    mid: Math.max(low, Math.round(at(m.per1000.median))),
+    high: Math.max(low, Math.round(at(m.per1000.p75))),
+  };
 }
 
-function coverageChecks(i: CheckInput): ScoreCheck[] {
-  const out: ScoreCheck[] = [];
+/**
+ * The page's uses of a term once it has the target length: as they are when the page is to grow (new text adds
+ * uses), in proportion when it is to be trimmed (cutting evenly cuts uses too).
+ */
+export function projectedUses(count: number, current: number, words: number): number {
+  return current > words && current > 0 ? (count * words) / current : count;
+}
+
+/**
+ * The page's status for one term at the target length. One measure throughout: the competitors' rate per 1,000
+ * words, applied to the target length, against the page's projected uses.
+ */
+export function termStatus(m: ModelTerm, use: TermUse, words: number, current: number): UsageStatus {
+  if (use.count + use.heading === 0) return 'missing';
+  const { low, high } = usesAt(m, words);
+  const uses = projectedUses(use.count, current, words);
+  if (Math.round(uses) < low) return 'under';
+  if (m.head) {
+    const rate = (uses * 1000) / words;
+    return rate > Math.max(m.per1000.max, STUFFING_PER_1000) ? 'over' : 'ok';
+  }
+  return uses > OVER_FACTOR * high && uses - OVER_FACTOR * high >= OVER_MARGIN ? 'over' : 'ok';
+}
+
+/** One row per model term and entity: the page's use, its status and its target range at the target length. */
+export interface TermRow {
+  model: ModelTerm;
+  use: TermUse;
+  status: UsageStatus;
+  target: { low: number; mid: number; high: number };
+}
+
+export function termRows(i: CheckInput, words: number): { terms: TermRow[]; entities: TermRow[] } {
+  const lookup = sourceUses(i.source.terms, i.model.language);
+  const row = (m: ModelTerm): TermRow => {
+    const use = lookup(m);
+    const current = i.source.extraction.wordCount;
+    return { model: m, use, status: termStatus(m, use, words, current), target: usesAt(m, words) };
+  };
+  return { terms: i.model.terms.map(row), entities: i.model.entities.map(row) };
+}
+
+const lengthPhrase = (words: number, current: number) =>
+  words === current
+    ? `for a page of this length (${words} words)`
+    : `at the recommended length of about ${words} words`;
+
+/** The advice for one term, with the points it would add. */
+function termAdvice(r: TermRow, check: string, points: number, words: number, current: number, pageCount: number) {
+  const name = r.model.display;
+  const range = r.target.low === r.target.high ? `${r.target.low}` : `${r.target.low}-${r.target.high}`;
+  const where = lengthPhrase(words, current);
+  const times = (n: number) => `${n} ${n === 1 ? 'time' : 'times'}`;
+  const projected = Math.round(projectedUses(r.use.count, current, words));
+  const now =
+    words < current
+      ? `${times(r.use.count)} in ${current} words now, about ${projected} once trimmed to ${words}`
+      : `${times(r.use.count)} now`;
+  const text =
+    r.status === 'missing'
+      ? `Add "${name}": ${r.model.pages} of ${pageCount} ranking pages use it, about ${range} ${range === '1' ? 'time' : 'times'} ${where}.`
+      : r.status === 'under'
+        ? `Use "${name}" more: ${now}; the ranking pages use it about ${range} times ${where}.`
+        : `Use "${name}" less: ${now}; the ranking pages use it at most about ${r.target.high} times ${where}.`;
+  const kind = r.status === 'missing' ? 'add_term' : r.status === 'under' ? 'use_more' : 'use_less';
+  return { check, term: name, kind, points, recommendation: text } satisfies TermAdvice;
+}
+
+function coverageChecks(i: CheckInput, rows: { terms: TermRow[]; entities: TermRow[] }, words: number) {
+  const details: ScoreCheck[] = [];
+  const advice: TermAdvice[] = [];
+  const current = i.source.extraction.wordCount;
   const groups = [
     {
       id: 'coverage.terms',
       label: 'Coverage of the terms the ranking pages use',
       possible: 25,
-      rows: i.stats.terms.slice(0, TOP_TERMS),
+      rows: rows.terms,
       what: 'terms',
     },
     {
       id: 'coverage.entities',
-      label: 'Coverage of the entities the ranking pages mention',
+      label: 'Coverage of the names the ranking pages mention',
       possible: 10,
-      rows: i.stats.entities.slice(0, TOP_ENTITIES),
-      what: 'entities',
+      rows: rows.entities,
+      what: 'names',
     },
   ];
   for (const g of groups) {
-    const total = g.rows.reduce((a, r) => a + r.importance, 0);
+    const total = g.rows.reduce((a, r) => a + r.model.importance, 0);
     if (total === 0) {
-      out.push(
+      details.push(
         check(
           'coverage',
           g.id,
@@ -103,16 +200,19 @@ function coverageChecks(i: CheckInput): ScoreCheck[] {
       );
       continue;
     }
-    const earnedWeight = g.rows.reduce((a, r) => a + r.importance * STATUS_CREDIT[r.status ?? 'missing'], 0);
-    const by = (s: UsageStatus) => g.rows.filter((r) => r.status === s).map((r) => r.display);
-    const missing = by('missing');
-    const under = by('under');
+    const earnedWeight = g.rows.reduce((a, r) => a + r.model.importance * STATUS_CREDIT[r.status], 0);
+    const by = (s: UsageStatus) => g.rows.filter((r) => r.status === s).map((r) => r.model.display);
+    for (const r of g.rows) {
+      if (r.status === 'ok') continue;
+      const points = round2((g.possible * r.model.importance * (1 - STATUS_CREDIT[r.status])) / total);
+      advice.push(termAdvice(r, g.id, points, words, current, i.model.pageCount));
+    }
     const parts = [
-      missing.length ? `Cover ${g.what} the ranking pages use that this page lacks: ${list(missing)}.` : '',
-      under.length ? `Use these more, as the ranking pages do: ${list(under)}.` : '',
+      by('missing').length ? `Cover ${g.what} the ranking pages use that this page lacks: ${list(by('missing'))}.` : '',
+      by('under').length ? `Use these more, as the ranking pages do: ${list(by('under'))}.` : '',
       by('over').length ? `Use these less often: ${list(by('over'))}.` : '',
     ].filter(Boolean);
-    out.push(
+    details.push(
       check(
         'coverage',
         g.id,
@@ -121,29 +221,31 @@ function coverageChecks(i: CheckInput): ScoreCheck[] {
         earnedWeight / total,
         {
           considered: g.rows.length,
+          target_words: words,
           ok: by('ok').length,
-          under: under.length,
+          under: by('under').length,
           over: by('over').length,
-          missing: missing.length,
-          missing_examples: missing.slice(0, 10),
-          under_examples: under.slice(0, 10),
+          missing: by('missing').length,
+          missing_examples: by('missing').slice(0, 10),
+          under_examples: by('under').slice(0, 10),
+          over_examples: by('over').slice(0, 10),
         },
         parts.join(' '),
       ),
     );
   }
-  return out;
+  return { details, advice };
 }
 
 function lengthCheck(i: CheckInput): ScoreCheck {
   const wc = i.source.extraction.wordCount;
-  const r = rangeOf(i.competitors.map((c) => c.extraction.wordCount));
-  const upper = Math.max(r.p75 * 1.5, r.p75 + 300);
+  const r = i.model.wordCount;
+  const upper = lengthCeiling(i.model);
   const share = r.p25 === 0 ? 1 : wc < r.p25 ? wc / r.p25 : wc > upper ? 0.7 : 1;
   const rec =
     wc < r.p25
       ? `Expand the page from ${wc} to at least ${Math.round(r.p25)} words (ranking pages: ${Math.round(r.p25)}-${Math.round(r.p75)}).`
-      : `Trim the page towards ${Math.round(r.p75)} words; it is far longer than the ranking pages.`;
+      : `Trim the page from ${wc} towards ${Math.round(r.p75)} words; it is far longer than the ranking pages (${Math.round(r.p25)}-${Math.round(r.p75)}).`;
   return check(
     'length',
     'length.words',
@@ -155,14 +257,28 @@ function lengthCheck(i: CheckInput): ScoreCheck {
   );
 }
 
-function headingChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): ScoreCheck[] {
+/**
+ * Credit for the keyword in a text: every head term (by stem, any order) earns full points, most of them (more than
+ * half) their share, fewer nothing.
+ */
+function keywordCredit(i: CheckInput, text: string): number {
+  const share = headShare(i.model.head, stemSet(text, i.model.language));
+  return share >= 1 ? 1 : share > 0.5 ? share : 0;
+}
+
+function headingChecks(i: CheckInput, rows: TermRow[]): ScoreCheck[] {
   const { extraction } = i.source;
   const h1 = extraction.h1.trim();
-  const subCount = (p: AnalyzedPage) => p.extraction.headings.filter((h) => h.level === 2 || h.level === 3).length;
-  const compSubs = rangeOf(i.competitors.map(subCount));
-  const mine = subCount(i.source);
-  const headingTerms = i.stats.terms.filter((t) => t.headingPages >= Math.ceil(i.stats.pageCount / 2)).slice(0, 15);
-  const inHeadings = headingTerms.filter((t) => (t.sourceHeadingCount ?? 0) > 0);
+  const mine = subheadingCount(i.source);
+  const median = i.model.subheadings;
+  // A term the page already overuses is not asked for in headings as well.
+  const byKey = new Map(rows.map((r) => [r.model.key, r]));
+  const headingTerms = i.model.headingTerms.flatMap((k) => {
+    const r = byKey.get(k);
+    return r && r.status !== 'over' ? [r] : [];
+  });
+  const inHeadings = headingTerms.filter((r) => r.use.heading > 0);
+  const lacking = headingTerms.filter((r) => r.use.heading === 0).map((r) => r.model.display);
   const levels = extraction.headings.map((h) => h.level);
   let issues = 0;
   const problems: string[] = [];
@@ -193,18 +309,18 @@ function headingChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Score
       'headings.h1_keyword',
       'The H1 contains the keyword',
       3,
-      hasKeyword(keywordLemmas, lemmas(i.analyzer, h1, i.language)) ? 1 : 0,
-      { h1, keyword: i.keyword },
-      `Put "${i.keyword}" in the H1.`,
+      keywordCredit(i, h1),
+      { h1, keyword: i.model.keyword, head_terms: i.model.head.words },
+      `Put "${i.model.keyword}" (its words in any order: ${list(i.model.head.words)}) in the H1.`,
     ),
     check(
       'headings',
       'headings.sections',
       'Sections (H2/H3) against the ranking pages',
       4,
-      compSubs.median === 0 ? 1 : mine / compSubs.median,
-      { subheadings: mine, competitor_median: compSubs.median },
-      `Add sections: the ranking pages have about ${Math.round(compSubs.median)} H2/H3 headings, this page ${mine}.`,
+      median === 0 ? 1 : mine / median,
+      { subheadings: mine, competitor_median: median },
+      `Add sections: the ranking pages have about ${Math.round(median)} H2/H3 headings, this page ${mine}.`,
     ),
     check(
       'headings',
@@ -212,15 +328,8 @@ function headingChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Score
       'Terms the ranking pages put in headings',
       3,
       headingTerms.length === 0 ? 1 : inHeadings.length / headingTerms.length,
-      {
-        considered: headingTerms.length,
-        used: inHeadings.length,
-        missing_examples: headingTerms
-          .filter((t) => !inHeadings.includes(t))
-          .map((t) => t.display)
-          .slice(0, 10),
-      },
-      `Use these in headings, as most ranking pages do: ${list(headingTerms.filter((t) => !inHeadings.includes(t)).map((t) => t.display))}.`,
+      { considered: headingTerms.length, used: inHeadings.length, missing_examples: lacking.slice(0, 10) },
+      `Use these in headings, as most ranking pages do: ${list(lacking)}.`,
     ),
     check(
       'headings',
@@ -234,10 +343,11 @@ function headingChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Score
   ];
 }
 
-function metadataChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): ScoreCheck[] {
+function metadataChecks(i: CheckInput): ScoreCheck[] {
   const { title, metaDescription, canonical, lang } = i.source.extraction;
   const t = title.trim();
   const d = metaDescription.trim();
+  const kw = i.model.keyword;
   return [
     check('metadata', 'metadata.title', 'The page has a title', 2, t ? 1 : 0, { title: t }, 'Add a <title>.'),
     check(
@@ -245,9 +355,9 @@ function metadataChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Scor
       'metadata.title_keyword',
       'The title contains the keyword',
       4,
-      hasKeyword(keywordLemmas, lemmas(i.analyzer, t, i.language)) ? 1 : 0,
-      { title: t, keyword: i.keyword },
-      `Put "${i.keyword}" in the title.`,
+      keywordCredit(i, t),
+      { title: t, keyword: kw, head_terms: i.model.head.words },
+      `Put "${kw}" (its words in any order) in the title.`,
     ),
     check(
       'metadata',
@@ -256,7 +366,7 @@ function metadataChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Scor
       2,
       t.length >= 15 && t.length <= 65 ? 1 : 0,
       { length: t.length },
-      'Keep the title between 15 and 65 characters so it is not cut in results.',
+      `Keep the title between 15 and 65 characters (now ${t.length}) so it is not cut in results.`,
     ),
     check(
       'metadata',
@@ -274,16 +384,16 @@ function metadataChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Scor
       1,
       d.length >= 50 && d.length <= 160 ? 1 : 0,
       { length: d.length },
-      'Keep the meta description between 50 and 160 characters.',
+      `Keep the meta description between 50 and 160 characters (now ${d.length}).`,
     ),
     check(
       'metadata',
       'metadata.description_keyword',
       'The meta description contains the keyword',
       2,
-      hasKeyword(keywordLemmas, lemmas(i.analyzer, d, i.language)) ? 1 : 0,
-      { keyword: i.keyword },
-      `Mention "${i.keyword}" in the meta description.`,
+      keywordCredit(i, d),
+      { keyword: kw, head_terms: i.model.head.words },
+      `Mention "${kw}" in the meta description.`,
     ),
     check(
       'metadata',
@@ -308,7 +418,7 @@ function metadataChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Scor
 
 function readabilityChecks(i: CheckInput): ScoreCheck[] {
   const { mainText, paragraphs } = i.source.extraction;
-  const s = textStats(mainText, i.language);
+  const s = textStats(mainText, i.model.language);
   // Without paragraph markup, the main text's lines are the paragraphs.
   const blocks = paragraphs.length ? paragraphs : mainText.split('\n').filter((l) => l.trim());
   const paraWords = blocks.length ? blocks.map((p) => p.split(/\s+/).filter(Boolean).length) : [s.words];
@@ -321,7 +431,7 @@ function readabilityChecks(i: CheckInput): ScoreCheck[] {
       4,
       s.words === 0 ? 0 : 1 - ramp(s.avgSentenceWords, 20, 35),
       { average_words: round2(s.avgSentenceWords), sentences: s.sentences },
-      'Shorten long sentences (aim for 20 words or fewer on average).',
+      `Shorten long sentences: ${round1(s.avgSentenceWords)} words on average now, aim for 20 or fewer.`,
     ),
     check(
       'readability',
@@ -330,7 +440,7 @@ function readabilityChecks(i: CheckInput): ScoreCheck[] {
       3,
       s.words === 0 ? 0 : 1 - ramp(avgPara, 100, 250),
       { average_words: round2(avgPara), paragraphs: paraWords.length },
-      'Break long paragraphs up (100 words or fewer on average).',
+      `Break long paragraphs up: ${Math.round(avgPara)} words on average now, aim for 100 or fewer.`,
     ),
   ];
   if (s.fleschReadingEase !== null) {
@@ -342,7 +452,7 @@ function readabilityChecks(i: CheckInput): ScoreCheck[] {
         3,
         ramp(s.fleschReadingEase, 20, 50),
         { flesch_reading_ease: round2(s.fleschReadingEase) },
-        'Use shorter words and sentences to make the text easier to read.',
+        `Use shorter words and sentences: reading ease is ${round1(s.fleschReadingEase)}, aim for 50 or more.`,
       ),
     );
   } else {
@@ -362,18 +472,10 @@ function readabilityChecks(i: CheckInput): ScoreCheck[] {
   return out;
 }
 
-const hasFaq = (p: AnalyzedPage) =>
-  p.extraction.structuredData.faq.length > 0 ||
-  p.extraction.headings.some((h) => /\b(faq|frequently asked)/i.test(h.text)) ||
-  p.extraction.headings.filter((h) => h.text.trim().endsWith('?')).length >= 3;
-
-function structureChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): ScoreCheck[] {
+function structureChecks(i: CheckInput): ScoreCheck[] {
   const { extraction } = i.source;
-  const intro = extraction.mainText.split(/\s+/).slice(0, 100).join(' ');
-  const listShare = competitorShare(i.competitors, (p) => p.extraction.lists.length > 0);
-  const tableShare = competitorShare(i.competitors, (p) => p.extraction.tables.length > 0);
-  const imageShare = competitorShare(i.competitors, (p) => p.extraction.images.length > 0);
-  const faqShare = competitorShare(i.competitors, hasFaq);
+  const intro = extraction.mainText.split(/\s+/).slice(0, OPENING_WORDS).join(' ');
+  const { lists: listShare, tables: tableShare, images: imageShare, faq: faqShare } = i.model.shares;
   const internal = extraction.links.filter((l) => l.internal).length;
   const images = extraction.images;
   const withAlt = images.filter((im) => im.alt.trim()).length;
@@ -383,9 +485,9 @@ function structureChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Sco
       'structure.intro_keyword',
       'The keyword appears in the first 100 words',
       3,
-      hasKeyword(keywordLemmas, lemmas(i.analyzer, intro, i.language)) ? 1 : 0,
-      { keyword: i.keyword },
-      `Mention "${i.keyword}" in the opening paragraph.`,
+      keywordCredit(i, intro),
+      { keyword: i.model.keyword, head_terms: i.model.head.words },
+      `Mention "${i.model.keyword}" in the opening paragraph.`,
     ),
     check(
       'structure',
@@ -393,7 +495,7 @@ function structureChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Sco
       'Lists where the ranking pages use them',
       3,
       listShare < 0.5 || extraction.lists.length > 0 ? 1 : 0,
-      { lists: extraction.lists.length, competitor_share: round2(listShare) },
+      { lists: extraction.lists.length, competitor_share: listShare },
       'Add a bulleted or numbered list: most ranking pages use one.',
     ),
     check(
@@ -402,7 +504,7 @@ function structureChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Sco
       'Tables where the ranking pages use them',
       2,
       tableShare < 0.5 || extraction.tables.length > 0 ? 1 : 0,
-      { tables: extraction.tables.length, competitor_share: round2(tableShare) },
+      { tables: extraction.tables.length, competitor_share: tableShare },
       'Add a comparison or data table: most ranking pages have one.',
     ),
     check(
@@ -411,9 +513,9 @@ function structureChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Sco
       'Images with alt text',
       2,
       images.length ? withAlt / images.length : imageShare >= 0.5 ? 0 : 1,
-      { images: images.length, with_alt: withAlt, competitor_share: round2(imageShare) },
+      { images: images.length, with_alt: withAlt, competitor_share: imageShare },
       images.length
-        ? 'Give every image a descriptive alt text.'
+        ? `Give every image a descriptive alt text (${images.length - withAlt} of ${images.length} lack one).`
         : 'Add relevant images with alt text: most ranking pages have them.',
     ),
     check(
@@ -423,7 +525,7 @@ function structureChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Sco
       2,
       internal >= 3 ? 1 : internal / 3,
       { internal_links: internal },
-      'Link to at least 3 related pages of the same site from the content.',
+      `Link to at least 3 related pages of the same site from the content (now ${internal}).`,
     ),
     check(
       'structure',
@@ -431,21 +533,24 @@ function structureChecks(i: CheckInput, keywordLemmas: ReadonlySet<string>): Sco
       'An FAQ section where the ranking pages have one',
       3,
       faqShare < 1 / 3 || hasFaq(i.source) ? 1 : 0,
-      { has_faq: hasFaq(i.source), competitor_share: round2(faqShare) },
+      { has_faq: hasFaq(i.source), competitor_share: faqShare },
       'Add an FAQ section (with FAQPage structured data) answering the questions ranking pages answer.',
     ),
   ];
 }
 
-/** Every check of the formula, in a fixed order. */
-export function runChecks(i: CheckInput): ScoreCheck[] {
-  const keywordLemmas = lemmas(i.analyzer, i.keyword, i.language);
-  return [
-    ...coverageChecks(i),
+/** Every check of the formula, in a fixed order, with the term rows and per-term advice the coverage checks made. */
+export function runChecks(i: CheckInput) {
+  const words = targetWords(i.source.extraction.wordCount, i.model);
+  const rows = termRows(i, words);
+  const coverage = coverageChecks(i, rows, words);
+  const details = [
+    ...coverage.details,
     lengthCheck(i),
-    ...headingChecks(i, keywordLemmas),
-    ...metadataChecks(i, keywordLemmas),
+    ...headingChecks(i, rows.terms),
+    ...metadataChecks(i),
     ...readabilityChecks(i),
-    ...structureChecks(i, keywordLemmas),
+    ...structureChecks(i),
   ];
+  return { details, rows, words, termAdvice: coverage.advice };
 }

@@ -1,17 +1,52 @@
 import type { TermAnalyzer } from '../terms/types.ts';
-import { runChecks, TOP_ENTITIES, TOP_TERMS } from './checks.ts';
+import { buildRecommendations } from './advice.ts';
+import { runChecks, type TermRow } from './checks.ts';
+import { buildCompetitorModel, type CompetitorModel } from './model.ts';
 import { CATEGORIES, type AnalyzedPage, type Category, type EntityRow, type ScoreResult } from './types.ts';
 
 export type * from './types.ts';
+export type { CompetitorModel, ModelTerm } from './model.ts';
+export { buildCompetitorModel } from './model.ts';
 export { textStats } from './readability.ts';
 
 /** The formula's version: saved with every result so a stored score can be traced to the rules that made it. */
-export const SCORING_VERSION = '1';
+export const SCORING_VERSION = '2';
 
-/**
- * Scores `source` against `competitors` for `keyword` with the published formula (docs/scoring.md): a pure,
- * deterministic function of its inputs.
- */
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+function entityRow(r: TermRow): EntityRow {
+  return {
+    term: r.model.display,
+    kind: r.model.kind,
+    importance: r.model.importance,
+    sourceCount: r.model.pages,
+    competitorRange: { p25: r.target.low, median: r.target.mid, p75: r.target.high },
+    sourceUses: r.use.count,
+    status: r.status,
+  };
+}
+
+/** Scores `source` against a competitor model (docs/scoring.md): a pure, deterministic function of its inputs. */
+export function scoreAgainstModel(analyzer: TermAnalyzer, source: AnalyzedPage, model: CompetitorModel): ScoreResult {
+  const { details, rows, termAdvice } = runChecks({ source, model, analyzer });
+  const categoryScores = {} as Record<Category, number>;
+  for (const cat of CATEGORIES) {
+    const inCat = details.filter((d) => d.category === cat);
+    const possible = inCat.reduce((a, d) => a + d.possible, 0);
+    categoryScores[cat] = possible ? Math.round((inCat.reduce((a, d) => a + d.earned, 0) / possible) * 1000) / 10 : 100;
+  }
+  const total = details.reduce((a, d) => a + d.earned, 0);
+  return {
+    rankabilityScore: round1(total),
+    categoryScores,
+    scoreDetails: details,
+    entities: [...rows.terms.map(entityRow), ...rows.entities.map(entityRow)],
+    sourceWordCount: source.extraction.wordCount,
+    recommendations: buildRecommendations(details, termAdvice),
+  };
+}
+
+/** Scores `source` against `competitors` for `keyword`: builds their model, then scores against it. */
 export function scorePage(
   analyzer: TermAnalyzer,
   source: AnalyzedPage,
@@ -19,45 +54,7 @@ export function scorePage(
   keyword: string,
   language: string,
 ): ScoreResult {
-  const stats = analyzer.analyzeCompetitors(
-    competitors.map((c) => c.terms),
-    { source: source.terms },
-  );
-  const details = runChecks({ source, competitors, stats, keyword, language, analyzer });
-  const categoryScores = {} as Record<Category, number>;
-  for (const cat of CATEGORIES) {
-    const rows = details.filter((d) => d.category === cat);
-    const possible = rows.reduce((a, d) => a + d.possible, 0);
-    categoryScores[cat] = possible ? Math.round((rows.reduce((a, d) => a + d.earned, 0) / possible) * 1000) / 10 : 100;
-  }
-  const total = details.reduce((a, d) => a + d.earned, 0);
-  const entities: EntityRow[] = [
-    ...stats.terms.slice(0, TOP_TERMS).map((t) => ({
-      term: t.display,
-      kind: 'term' as const,
-      importance: t.importance,
-      sourceCount: t.pages,
-      competitorRange: t.count,
-      sourceUses: t.sourceCount ?? 0,
-      status: t.status ?? 'missing',
-    })),
-    ...stats.entities.slice(0, TOP_ENTITIES).map((e) => ({
-      term: e.display,
-      kind: 'entity' as const,
-      importance: e.importance,
-      sourceCount: e.pages,
-      competitorRange: e.count,
-      sourceUses: e.sourceCount ?? 0,
-      status: e.status ?? 'missing',
-    })),
-  ];
-  return {
-    rankabilityScore: Math.round(total * 10) / 10,
-    categoryScores,
-    scoreDetails: details,
-    entities,
-    sourceWordCount: source.extraction.wordCount,
-  };
+  return scoreAgainstModel(analyzer, source, buildCompetitorModel(analyzer, competitors, keyword, language));
 }
 
 /** Each competitor scored against the others (leave one out), so a page's score reads against theirs. */

@@ -34,6 +34,31 @@ export interface EntityRow {
   status: UsageStatus;
 }
 
+/** Advice for one term from a coverage check. */
+export interface TermAdvice {
+  check: string;
+  term: string;
+  kind: 'add_term' | 'use_more' | 'use_less';
+  points: number;
+  recommendation: string;
+}
+
+export type Priority = 'high' | 'medium' | 'low';
+
+/** One thing to change, with the points following it would add. */
+export interface Recommendation {
+  /** `<check>` or `<check>:<term>`: stable across runs of the same input. */
+  id: string;
+  check: string;
+  category: Category;
+  kind: 'add_term' | 'use_more' | 'use_less' | 'fix';
+  /** The term or name the advice is about; null for page-level advice. */
+  term: string | null;
+  points: number;
+  priority: Priority;
+  recommendation: string;
+}
+
 export interface ScoreResult {
   rankabilityScore: number;
   /** Percent of each category's points earned, 0-100. */
@@ -41,4 +66,6 @@ export interface ScoreResult {
   scoreDetails: ScoreCheck[];
   entities: EntityRow[];
   sourceWordCount: number;
+  /** Every recommendation, conflicts resolved, most points first. */
+  recommendations: Recommendation[];
 }

@@ -1,0 +1,61 @@
+/**
+ * Brands and site names of pages: what Optimize never recommends as a term and what the extractive writer keeps out
+ * of a draft (another business's name).
+ */
+
+export interface BrandMatcher {
+  /** True when the text names one of the brands. */
+  matches(text: string): boolean;
+  readonly empty: boolean;
+}
+
+/**
+ * The brand of a researched page, from its host: the registrable label (`rapidflowplumbing` of
+ * www.rapidflowplumbing.com). A text names the brand when a capitalised word is a prefix of at least half the label
+ * (`RapidFlow`), or when two to four consecutive words, the first capitalised, spell the whole label (`Austin Pipe
+ * Pros`).
+ */
+export function brandLabel(url: string): string | null {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+  const parts = host.replace(/^www\d?\./, '').split('.');
+  if (parts.length < 2) return null;
+  // Second-level public suffixes such as co.uk: the label is the part before them.
+  const sld = parts.length >= 3 && /^(?:co|com|org|net|ac|gov|edu)$/.test(parts[parts.length - 2] ?? '') ? 3 : 2;
+  const label = (parts[parts.length - sld] ?? '').replace(/[^a-z0-9]/g, '');
+  return label.length >= 4 ? label : null;
+}
+
+/** A matcher for brand labels (see brandLabel). */
+export function createBrandMatcher(labels: readonly string[]): BrandMatcher {
+  const set = [...new Set(labels.filter((l) => l.length >= 4))];
+  return {
+    empty: set.length === 0,
+    matches(text: string): boolean {
+      if (set.length === 0 || !text) return false;
+      const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
+      const lower = words.map((w) => w.toLowerCase());
+      for (let i = 0; i < words.length; i += 1) {
+        const w = words[i] ?? '';
+        const lw = lower[i] ?? '';
+        for (const label of set) {
+          if (lw === label) return true;
+          if (/^\p{Lu}/u.test(w) && lw.length >= 5 && label.startsWith(lw) && lw.length * 2 >= label.length)
+            return true;
+          if (!/^\p{Lu}/u.test(w)) continue;
+          let joined = lw;
+          for (let k = 1; k < 4 && i + k < words.length && joined.length < label.length; k += 1) {
+            joined += lower[i + k] ?? '';
+            if (joined === label) return true;
+          }
+        }
+      }
+      return false;
+    },
+  };
+}
+

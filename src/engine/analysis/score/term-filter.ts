@@ -1,0 +1,128 @@
+/**
+ * Which competitor terms and entities may be recommended (docs/scoring.md, "Terms a person would recognise"). A term
+ * is dropped when it is:
+ * - junk: fewer than two letters (`F`, `C`), no letters at all (`2024`), only stop words, or a unit on its own
+ *   (`inches`, `kWh`);
+ * - a competitor's brand or site name: it names a competitor's host label (`RapidFlow` of rapidflowplumbing.com)
+ *   or its site name (og:site_name, the title's suffix), or only one site uses it;
+ * - the same as an entity (`round rock` the term is `Round Rock` the entity: one is kept);
+ * - part of a longer kept name or phrase that carries nearly all of its uses (`Round` and `Rock` inside
+ *   `Round Rock`, `heater` inside `water heater`), so names stay whole.
+ * The keyword's own head terms are never dropped as brands or single-site terms.
+ */
+import { brandLabel, createBrandMatcher } from '../brands.ts';
+import { primaryLanguage } from '../terms/document.ts';
+import type { EntityStat, TermStat } from '../terms/types.ts';
+import { tokenize } from '../words.ts';
+
+export interface SiteFacts {
+  /** The competitor page's host name. */
+  host: string;
+  /** Names the site gives itself. */
+  names: string[];
+}
+
+/** Units of measure: never a topic on their own. */
+const UNITS = new Set(
+  `in inch inches ft foot feet yd yard yards mi mile miles mm cm m km meter meters metre metres g kg gram grams
+  kilogram kilograms lb lbs pound pounds oz ounce ounces ml l liter liters litre litres gal gallon gallons qt quart
+  quarts cup cups tbsp tsp w kw kwh mw mwh wh watt watts kilowatt kilowatts volt volts v amp amps a hz khz mhz ghz
+  btu btus psi bar mph kph rpm sec secs second seconds min mins minute minutes hr hrs hour hours day days week weeks
+  month months year years percent pct degree degrees °f °c f c k mb gb tb kb`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
+/** Of a longer term that contains a shorter one: the shares of its pages and uses that make the shorter one part of it. */
+const SUBSUME_PAGES = 0.8;
+const SUBSUME_USES = 0.5;
+
+type Stat = TermStat | EntityStat;
+
+export interface FilterInput {
+  terms: readonly TermStat[];
+  entities: readonly EntityStat[];
+  /** One per competitor, in the order of the analysed documents. */
+  sites: readonly SiteFacts[];
+  /** The competitors (by index) whose text uses a key. */
+  usedOn(key: string, entity: boolean): number[];
+  language: string;
+  /** True for a key made of the keyword's head terms. */
+  isHead(key: string): boolean;
+}
+
+const letters = (s: string) => s.match(/\p{L}/gu)?.length ?? 0;
+const squash = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+
+/** Junk: too short, no letters, only stop words, or a lone unit. */
+export function isJunkTerm(display: string, language: string): boolean {
+  if (letters(display) < 2) return true;
+  const words = tokenize(display, primaryLanguage(language));
+  if (words.length === 0 || words.every((w) => w.stop)) return true;
+  return words.length === 1 && UNITS.has(words[0]!.lower);
+}
+
+/** Site identity helpers over every competitor: host labels, site names and registrable hosts. */
+function siteIdentity(sites: readonly SiteFacts[]) {
+  const labels = sites.map((s) => brandLabel(`https://${s.host}/`)).filter((l): l is string => l !== null);
+  const hostMatcher = createBrandMatcher(labels);
+  const names = sites.flatMap((s) => s.names).filter((n) => n.trim());
+  const squashedNames = new Set(names.map(squash).filter((n) => n.length >= 3));
+  const nameWords = names.map((n) => tokenize(n, 'und').map((t) => t.lower));
+  const site = (i: number) => labels[i] ?? sites[i]?.host ?? String(i);
+  return {
+    /** True when the text names a competitor's site. */
+    names(display: string): boolean {
+      if (hostMatcher.matches(display)) return true;
+      const sq = squash(display);
+      // Written in any case: the whole host label, or a long prefix of it (`bluebonnet plumbing`, `rapidflow`).
+      if (labels.some((l) => sq === l || (sq.length >= 5 && l.startsWith(sq) && sq.length * 2 >= l.length)))
+        return true;
+      if (squashedNames.has(sq)) return true;
+      // A capitalised word run of a site name ("RapidFlow" of "RapidFlow Plumbing"); lower-case words are prose.
+      if (!/^\p{Lu}/u.test(display) || sq.length < 4) return false;
+      const words = tokenize(display, 'und').map((t) => t.lower);
+      return nameWords.some((nw) => runIn(nw, words));
+    },
+    distinctSites: (docs: readonly number[]) => new Set(docs.map(site)).size,
+    total: new Set(sites.map((_, i) => site(i))).size,
+  };
+}
+
+function runIn(haystack: readonly string[], needle: readonly string[]): boolean {
+  if (needle.length === 0 || needle.length > haystack.length) return false;
+  for (let i = 0; i + needle.length <= haystack.length; i += 1) {
+    let k = 0;
+    while (k < needle.length && haystack[i + k] === needle[k]) k += 1;
+    if (k === needle.length) return true;
+  }
+  return false;
+}
+
+/** The terms and entities that may be recommended, in their original order (see the module comment). */
+export function recommendableTerms(input: FilterInput): { terms: TermStat[]; entities: EntityStat[] } {
+  const identity = siteIdentity(input.sites);
+  const keep = (s: Stat, entity: boolean): boolean => {
+    if (isJunkTerm(s.display, input.language)) return false;
+    if (input.isHead(s.key)) return true;
+    if (identity.names(s.display)) return false;
+    return identity.total < 2 || identity.distinctSites(input.usedOn(s.key, entity)) >= 2;
+  };
+  const entities = input.entities.filter((e) => keep(e, true));
+  const entityKeys = new Set(entities.map((e) => e.key));
+  const terms = input.terms.filter((t) => !entityKeys.has(t.key) && keep(t, false));
+  const all: { stat: Stat; words: string[] }[] = [...terms, ...entities].map((stat) => ({
+    stat,
+    words: stat.key.split(' '),
+  }));
+  const subsumed = (s: { stat: Stat; words: string[] }) =>
+    all.some(
+      (l) =>
+        l.words.length > s.words.length &&
+        runIn(l.words, s.words) &&
+        l.stat.pages >= SUBSUME_PAGES * s.stat.pages &&
+        l.stat.count.median >= SUBSUME_USES * s.stat.count.median,
+    );
+  const kept = new Set(all.filter((x) => !subsumed(x)).map((x) => x.stat));
+  return { terms: terms.filter((t) => kept.has(t)), entities: entities.filter((e) => kept.has(e)) };
+}

@@ -1,0 +1,104 @@
+/**
+ * score_content: draft text scored against a finished optimization's saved competitor model, with the same formula
+ * and the same competitors, so an assistant can rewrite and score again until the advice is done. Synchronous and
+ * free of provider calls: nothing is fetched, nothing is charged.
+ */
+import { Marked } from 'marked';
+import { ApiError } from '../../errors.ts';
+import type { ReadDb } from '../../store/db.ts';
+import { getScoringModel } from '../../store/repos/optimizations.ts';
+import { SCORING_VERSION, scoreAgainstModel, type CompetitorModel } from '../analysis/score/index.ts';
+import type { EngineServices } from '../engine.ts';
+
+export type ContentFormat = 'html' | 'markdown' | 'text';
+
+export interface ScoreContentInput {
+  content: string;
+  format: ContentFormat;
+  title?: string;
+  meta_description?: string;
+}
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+// One parser per process with the defaults (GitHub-flavoured markdown); raw HTML in markdown stays HTML, which is what
+// the extractor reads. The page is only measured, never shown, so nothing here reaches a browser.
+const markdown = new Marked({ gfm: true, async: false });
+
+/** Plain text as HTML: blank lines separate paragraphs, single line breaks stay inside one. */
+function textToHtml(text: string): string {
+  return text
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((p) => `<p>${esc(p).replace(/\n/g, '<br>')}</p>`)
+    .join('\n');
+}
+
+/**
+ * The content as a page: HTML as given (a `title` or `meta_description` replaces the page's own), markdown and
+ * text inside an article with the title and description in the head.
+ */
+export function contentAsHtml(input: ScoreContentInput, language: string): string {
+  const head = [
+    input.title !== undefined ? `<title>${esc(input.title)}</title>` : '',
+    input.meta_description !== undefined ? `<meta name="description" content="${esc(input.meta_description)}">` : '',
+  ].join('');
+  if (input.format === 'html') {
+    if (!head) return input.content;
+    // Given metadata wins: the page's own title and description are dropped, the given ones go first in the head.
+    const stripped = input.content
+      .replace(input.title !== undefined ? /<title\b[^>]*>[\s\S]*?<\/title>/gi : /$^/, '')
+      .replace(
+        input.meta_description !== undefined ? /<meta\b[^>]*name\s*=\s*["']?description["']?[^>]*>/gi : /$^/,
+        '',
+      );
+    return /<head\b[^>]*>/i.test(stripped)
+      ? stripped.replace(/<head\b[^>]*>/i, (m) => `${m}${head}`)
+      : `<!doctype html><html><head>${head}</head><body>${stripped}</body></html>`;
+  }
+  const body = input.format === 'markdown' ? (markdown.parse(input.content) as string) : textToHtml(input.content);
+  return `<!doctype html><html lang="${esc(language)}"><head><meta charset="utf-8">${head}</head><body><main><article>${body}</article></main></body></html>`;
+}
+
+/** Scores the content against the optimization's competitors; 404 for another organisation's run, 409 before it is complete. */
+export async function scoreContent(
+  engine: EngineServices,
+  db: ReadDb,
+  orgId: string,
+  optimizationId: string,
+  input: ScoreContentInput,
+) {
+  const row = await getScoringModel(db, orgId, optimizationId);
+  if (!row) throw new ApiError('not_found', 'No such optimization.');
+  if (row.status !== 'complete') {
+    throw new ApiError(
+      'invalid_state',
+      `The optimization is ${row.status}: content can be scored once it is complete.`,
+      { status: row.status },
+    );
+  }
+  if (row.scoring_model === null) {
+    throw new ApiError(
+      'invalid_state',
+      'This optimization finished before drafts could be scored against it: start a new optimization for the keyword.',
+      { status: row.status },
+    );
+  }
+  const model = JSON.parse(row.scoring_model) as CompetitorModel;
+  const { analysis } = engine;
+  const extraction = analysis.extract(contentAsHtml(input, row.language), row.url);
+  const page = analysis.analyze(row.url, extraction, row.language);
+  const scored = scoreAgainstModel(analysis.analyzer, page, model);
+  return {
+    optimization_id: row.id,
+    rankabilityScore: scored.rankabilityScore,
+    categoryScores: scored.categoryScores,
+    scoreDetails: scored.scoreDetails,
+    recommendations: scored.recommendations,
+    entities: scored.entities,
+    sourceWordCount: scored.sourceWordCount,
+    competitorCount: model.pageCount,
+    scoringVersion: SCORING_VERSION,
+  };
+}
