@@ -16,7 +16,7 @@ import { stemEn, tokenize } from '../words.ts';
 const MODIFIERS = new Set(
   `best top cheap cheapest affordable budget review reviews rated guide guides tutorial tutorials tips ideas example
   examples near me nearby vs versus compare comparison comparisons good better great new free online buy
-  professional service services company companies local list`
+  professional service services company companies local list worth`
     .split(/\s+/)
     .filter(Boolean)
     .map(stemEn),
