@@ -26,6 +26,20 @@ if (rest.length === 0 || rest.length % 2 !== 0) {
   process.exit(2);
 }
 
+/** The fields this script reads from the API's JSON bodies. */
+interface Body {
+  optimization_id?: string;
+  status?: string;
+  result?: {
+    recommendations?: unknown[];
+    scoreDetails?: { id: string; earned: number; possible: number; recommendation: string | null }[];
+    competitors?: { url: string }[];
+    excluded_competitors?: unknown[];
+    confidence?: string;
+    entities?: { term: string; status: string }[];
+  } | null;
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'agent-api-sample-'));
 const app = await createApp({
   config: loadConfig({ AGENT_API_DB: join(dir, 'db.sqlite'), AGENT_API_LOG_LEVEL: 'silent' }),
@@ -47,37 +61,42 @@ try {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return (await res.json()) as Record<string, any>;
+    return (await res.json()) as Body;
   };
   for (let i = 0; i < rest.length; i += 2) {
     const [pageUrl, keyword] = [rest[i]!, rest[i + 1]!];
     const started = await call('POST', '/optimize', { url: pageUrl, keyword }, `sample-${i}`);
-    const id = started.optimization_id as string;
+    const id = started.optimization_id;
     if (!id) throw new Error(`POST /optimize answered ${JSON.stringify(started)}`);
-    let status = started.status as string;
+    let status = started.status ?? '';
     while (status !== 'complete' && status !== 'failed') {
       const polled = await call('GET', `/optimizations/${id}?wait_seconds=20`);
-      status = polled.status as string;
+      status = polled.status ?? '';
       if (!status) throw new Error(JSON.stringify(polled));
     }
     const summary = await call('GET', `/optimizations/${id}?view=summary`);
     const full = await call('GET', `/optimizations/${id}?view=full`);
-    const result = (full.result ?? {}) as Record<string, any>;
+    const result = full.result ?? {};
+    // Results from before the recommendation list: the checks that have a recommendation, by missing points.
     const recommendations =
-      (result.recommendations as unknown[] | undefined) ??
-      ((result.scoreDetails ?? []) as Record<string, any>[])
+      result.recommendations ??
+      (result.scoreDetails ?? [])
         .filter((d) => d.recommendation)
-        .map((d) => ({ check: d.id, points: Math.round((d.possible - d.earned) * 100) / 100, recommendation: d.recommendation }))
+        .map((d) => ({
+          check: d.id,
+          points: Math.round((d.possible - d.earned) * 100) / 100,
+          recommendation: d.recommendation,
+        }))
         .sort((a, b) => b.points - a.points);
     const out = {
       url: pageUrl,
       keyword,
       summary,
-      competitors: ((result.competitors ?? []) as Record<string, any>[]).map((c) => c.url),
+      competitors: (result.competitors ?? []).map((c) => c.url),
       excluded_competitors: result.excluded_competitors,
       confidence: result.confidence,
       recommendations: recommendations.slice(0, top),
-      terms: ((result.entities ?? []) as Record<string, any>[]).slice(0, 25).map((e) => `${e.term} (${e.status})`),
+      terms: (result.entities ?? []).slice(0, 25).map((e) => `${e.term} (${e.status})`),
     };
     process.stdout.write(json ? `${JSON.stringify(out)}\n` : `${JSON.stringify(out, null, 2)}\n`);
   }

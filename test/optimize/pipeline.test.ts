@@ -202,7 +202,9 @@ describe('Optimize runs on the loopback web', () => {
     w.serp.set(broken, ['/c/404', '/c/pdf']);
     const unusable = await run({ url: w.web.url('/target/thorough'), keyword: broken });
     expect(unusable).toMatchObject({ status: 'failed', billing_status: 'released' });
-    expect(unusable.error).toMatch(/None of the 2 ranking pages .* is a competitor to compare with \(1 unfetchable, 1 not HTML\)/);
+    expect(unusable.error).toMatch(
+      /None of the 2 ranking pages .* is a competitor to compare with \(1 unfetchable, 1 not HTML\)/,
+    );
   });
 });
 

@@ -58,4 +58,3 @@ export function createBrandMatcher(labels: readonly string[]): BrandMatcher {
     },
   };
 }
-

@@ -66,4 +66,3 @@ export function contentStems(text: string, language: string): string[] {
   for (const t of tokenize(text, language)) if (!t.stop && !seen.has(t.stem)) seen.add(t.stem);
   return [...seen];
 }
-
