@@ -143,23 +143,31 @@ const lengthPhrase = (words: number, current: number) =>
     ? `for a page of this length (${words} words)`
     : `at the recommended length of about ${words} words`;
 
+/** The most uses that are not "over": the stuffing bound for head terms, else the competitors' p75 uses. */
+function overLimit(m: ModelTerm, high: number, words: number): number {
+  return m.head ? Math.floor((Math.max(m.per1000.max, STUFFING_PER_1000) * words) / 1000) : high;
+}
+
 /** The advice for one term, with the points it would add. */
 function termAdvice(r: TermRow, check: string, points: number, words: number, current: number, pageCount: number) {
   const name = r.model.display;
-  const range = r.target.low === r.target.high ? `${r.target.low}` : `${r.target.low}-${r.target.high}`;
+  const times = (n: number | string) => `${n} ${n === 1 || n === '1' ? 'time' : 'times'}`;
+  const range = times(r.target.low === r.target.high ? `${r.target.low}` : `${r.target.low}-${r.target.high}`);
   const where = lengthPhrase(words, current);
-  const times = (n: number) => `${n} ${n === 1 ? 'time' : 'times'}`;
   const projected = Math.round(projectedUses(r.use.count, current, words));
   const now =
     words < current
       ? `${times(r.use.count)} in ${current} words now, about ${projected} once trimmed to ${words}`
       : `${times(r.use.count)} now`;
+  const less = r.model.head
+    ? `above every ranking page and the keyword-stuffing limit of ${STUFFING_PER_1000} per 1,000 words; keep it to about ${times(overLimit(r.model, r.target.high, words))} or fewer ${where}`
+    : `the ranking pages use it at most about ${times(r.target.high)} ${where}`;
   const text =
     r.status === 'missing'
-      ? `Add "${name}": ${r.model.pages} of ${pageCount} ranking pages use it, about ${range} ${range === '1' ? 'time' : 'times'} ${where}.`
+      ? `Add "${name}": ${r.model.pages} of ${pageCount} ranking pages use it, about ${range} ${where}.`
       : r.status === 'under'
-        ? `Use "${name}" more: ${now}; the ranking pages use it about ${range} times ${where}.`
-        : `Use "${name}" less: ${now}; the ranking pages use it at most about ${r.target.high} times ${where}.`;
+        ? `Use "${name}" more: ${now}; the ranking pages use it about ${range} ${where}.`
+        : `Use "${name}" less: ${now}; ${less}.`;
   const kind = r.status === 'missing' ? 'add_term' : r.status === 'under' ? 'use_more' : 'use_less';
   return { check, term: name, kind, points, recommendation: text } satisfies TermAdvice;
 }
