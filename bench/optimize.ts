@@ -142,7 +142,7 @@ async function prepareEndToEnd(web: LatencyWeb) {
     const cpuAfterLast: number[] = [];
     let competitors = 0;
     for (let i = 1; i <= runs; i++) {
-      fetches.push(await timeFetch(dispatcher, `${web.origin}${web.slowest.path}`));
+      fetches.push(await timeFetch(dispatcher, web.url(web.slowest.path)));
       const c0 = app.cpuMs();
       const r = await one(i, deadline);
       const c1 = app.cpuMs();

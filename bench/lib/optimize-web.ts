@@ -3,7 +3,7 @@
  * builders plus five more sections, so pages have ~1,000-1,400 words), each answered after its own injected
  * latency, and a SerpApi-format fake whose organic results point at the competitors.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { competitorSpec, renderPage, thoroughSpec, type PageSpec } from '../../test/optimize/helpers/pages.ts';
 import { startFakeSerpApi, type FakeSerpApi } from '../../test/helpers/fake-providers/serpapi.ts';
@@ -78,6 +78,8 @@ export interface LatencyWeb {
   /** Path of the slowest page and its latency. */
   slowest: { path: string; ms: number };
   competitorPaths: string[];
+  /** The URL of a path: competitor N on its own site (127.0.0.(N+1)), everything else on 127.0.0.1. */
+  url(path: string): string;
   /** Page requests served so far. */
   requests(): number;
   /** Called as each page's response is written (after its latency). */
@@ -85,12 +87,15 @@ export interface LatencyWeb {
   close(): Promise<void>;
 }
 
-/** Starts the web on 127.0.0.1: `/target` (any path starting with it) and `/c/1` ... `/c/10`. */
+/**
+ * Starts the web: `/target` (any path starting with it) on 127.0.0.1 and `/c/1` ... `/c/10`, each competitor on its
+ * own loopback address (a site of its own, as Optimize's per-site rules expect). One handler serves every address.
+ */
 export async function startLatencyWeb(): Promise<LatencyWeb> {
   const pages = new Map<string, { html: string; ms: number }>();
   let served = 0;
   let listener: ((path: string) => void) | null = null;
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     served++;
     const path = (req.url ?? '/').split('?')[0]!;
     const page = path.startsWith('/target') ? pages.get('/target') : pages.get(path);
@@ -105,10 +110,21 @@ export async function startLatencyWeb(): Promise<LatencyWeb> {
     };
     if (page) setTimeout(send, page.ms);
     else send();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  };
+  const listen = async (host: string) => {
+    const server = createServer(handler);
+    await new Promise<void>((resolve) => server.listen(0, host, resolve));
+    return { server, host, port: (server.address() as AddressInfo).port };
+  };
+  const main = await listen('127.0.0.1');
+  const sites = await Promise.all(COMPETITOR_LATENCY_MS.map((_, i) => listen(`127.0.0.${i + 2}`)));
+  const all = [main, ...sites];
+  const origin = `http://127.0.0.1:${main.port}`;
+  const url = (path: string) => {
+    const n = /^\/c\/(\d+)$/.exec(path);
+    const site = n ? sites[Number(n[1]) - 1] : undefined;
+    return site ? `http://${site.host}:${site.port}${path}` : `${origin}${path}`;
+  };
   const thorough = thoroughSpec(origin, '/target');
   pages.set('/target', {
     html: renderPage({ ...thorough, sections: [...thorough.sections, ...MORE_SECTIONS] }),
@@ -116,8 +132,8 @@ export async function startLatencyWeb(): Promise<LatencyWeb> {
   });
   const competitorPaths: string[] = [];
   COMPETITOR_LATENCY_MS.forEach((ms, i) => {
-    const spec = competitorSpec(i, origin);
     const path = `/c/${i + 1}`;
+    const spec = competitorSpec(i, url(path).slice(0, -path.length));
     competitorPaths.push(path);
     pages.set(path, {
       html: renderPage({ ...spec, sections: [...spec.sections, ...MORE_SECTIONS.filter((_, k) => (k + i) % 5 !== 1)] }),
@@ -129,22 +145,29 @@ export async function startLatencyWeb(): Promise<LatencyWeb> {
   );
   return {
     origin,
-    allow: `127.0.0.1:${port}`,
+    allow: all.map((x) => `${x.host}:${x.port}`).join(','),
+    url,
     slowest: { path: competitorPaths[slowestIndex]!, ms: COMPETITOR_LATENCY_MS[slowestIndex]! },
     competitorPaths,
     requests: () => served,
     onServed: (fn) => void (listener = fn),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      await Promise.all(
+        all.map(
+          ({ server }) =>
+            new Promise<void>((resolve) => {
+              server.closeAllConnections();
+              server.close(() => resolve());
+            }),
+        ),
+      );
+    },
   };
 }
 
 /** The HTML of every page (target first), for the in-process scoring bench. */
 export async function pageHtml(web: LatencyWeb): Promise<{ url: string; html: string }[]> {
-  const urls = [`${web.origin}/target`, ...web.competitorPaths.map((p) => `${web.origin}${p}`)];
+  const urls = [web.url('/target'), ...web.competitorPaths.map((p) => web.url(p))];
   return Promise.all(urls.map(async (url) => ({ url, html: await (await fetch(url)).text() })));
 }
 
@@ -157,7 +180,7 @@ export async function startSerp(web: LatencyWeb): Promise<{ fake: FakeSerpApi; e
       organic_results: web.competitorPaths.map((p, n) => ({
         position: n + 1,
         title: `${query.q ?? ''} result ${n + 1}`,
-        link: `${web.origin}${p}`,
+        link: web.url(p),
         snippet: `About ${query.q ?? ''}.`,
       })),
     }),
