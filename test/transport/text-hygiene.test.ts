@@ -458,7 +458,7 @@ describe('Hardening (I): text hygiene', () => {
 
   it('I.19 every text field of every operation input is checked (a sweep of the registry schemas), and well-formed non-ASCII text is accepted unchanged', async () => {
     /** Long text: tabs, line breaks and bidirectional characters allowed. Every other text field is an identifier. */
-    const LONG = new Set(['notes', 'custom_instructions', 'draft_body', 'context']);
+    const LONG = new Set(['notes', 'custom_instructions', 'draft_body', 'context', 'content', 'meta_description']);
     const seen: string[] = [];
     const isText = (p: Record<string, unknown>): boolean =>
       (p.type === 'string' && p.enum === undefined && p.format !== 'uuid') ||
