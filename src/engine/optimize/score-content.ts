@@ -36,27 +36,15 @@ function textToHtml(text: string): string {
 }
 
 /**
- * The content as a page: HTML as given (a `title` or `meta_description` replaces the page's own), markdown and
- * text inside an article with the title and description in the head.
+ * The content as an HTML page: HTML as given, markdown rendered and text split into paragraphs inside an article,
+ * with the given title and description in the head.
  */
 export function contentAsHtml(input: ScoreContentInput, language: string): string {
+  if (input.format === 'html') return input.content;
   const head = [
     input.title !== undefined ? `<title>${esc(input.title)}</title>` : '',
     input.meta_description !== undefined ? `<meta name="description" content="${esc(input.meta_description)}">` : '',
   ].join('');
-  if (input.format === 'html') {
-    if (!head) return input.content;
-    // Given metadata wins: the page's own title and description are dropped, the given ones go first in the head.
-    const stripped = input.content
-      .replace(input.title !== undefined ? /<title\b[^>]*>[\s\S]*?<\/title>/gi : /$^/, '')
-      .replace(
-        input.meta_description !== undefined ? /<meta\b[^>]*name\s*=\s*["']?description["']?[^>]*>/gi : /$^/,
-        '',
-      );
-    return /<head\b[^>]*>/i.test(stripped)
-      ? stripped.replace(/<head\b[^>]*>/i, (m) => `${m}${head}`)
-      : `<!doctype html><html><head>${head}</head><body>${stripped}</body></html>`;
-  }
   const body = input.format === 'markdown' ? (markdown.parse(input.content) as string) : textToHtml(input.content);
   return `<!doctype html><html lang="${esc(language)}"><head><meta charset="utf-8">${head}</head><body><main><article>${body}</article></main></body></html>`;
 }
@@ -87,7 +75,13 @@ export async function scoreContent(
   }
   const model = JSON.parse(row.scoring_model) as CompetitorModel;
   const { analysis } = engine;
-  const extraction = analysis.extract(contentAsHtml(input, row.language), row.url);
+  const extracted = analysis.extract(contentAsHtml(input, row.language), row.url);
+  // A given title or description replaces the page's own (cached extractions are shared, so copy, never mutate).
+  const extraction = {
+    ...extracted,
+    ...(input.title !== undefined ? { title: input.title } : {}),
+    ...(input.meta_description !== undefined ? { metaDescription: input.meta_description } : {}),
+  };
   const page = analysis.analyze(row.url, extraction, row.language);
   const scored = scoreAgainstModel(analysis.analyzer, page, model);
   return {
