@@ -8,8 +8,8 @@
  * - the same as an entity (`round rock` the term is `Round Rock` the entity: one is kept);
  * - part of a longer kept name or phrase that carries nearly all of its uses (`Round` and `Rock` inside
  *   `Round Rock`, `heater` inside `water heater`), so names stay whole.
- * - thin evidence: with fewer than three competitors, a term no page repeats and none puts in a heading or title
- *   (one page's turn of phrase, such as `comically small`, is not what the topic needs).
+ * - thin evidence: with fewer than three competitors, a term only one page uses, once, outside its headings and
+ *   title (one page's turn of phrase, such as `comically small`, is not what the topic needs).
  * The keyword's own head terms are never dropped as brands or single-site terms.
  */
 import { brandLabel, createBrandMatcher } from '../brands.ts';
@@ -108,7 +108,7 @@ export function recommendableTerms(input: FilterInput): { terms: TermStat[]; ent
     if (isJunkTerm(s.display, input.language)) return false;
     if (input.isHead(s.key)) return true;
     if (identity.names(s.display)) return false;
-    if (input.sites.length < 3 && s.count.median < 2 && s.headingPages === 0) return false;
+    if (input.sites.length < 3 && s.pages < 2 && s.count.median < 2 && s.headingPages === 0) return false;
     return identity.total < 2 || identity.distinctSites(input.usedOn(s.key, entity)) >= 2;
   };
   const entities = input.entities.filter((e) => keep(e, true));
