@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- optimize [e2e] [cpu] [archive] [--runs N] [--concurrent N]` (issue 4), three figures measured
- * side by side in this run:
+ * `npm run bench -- optimize [e2e] [cpu] [archive] [scale] [--runs N] [--concurrent N] [--pages N]`, figures
+ * measured side by side in this run:
  *  1. e2e: POST /optimize to `complete` against a loopback web whose 11 pages (target + 10 competitors, ~1,000-1,400
  *     words) answer after injected latencies (100-800 ms) and a SerpApi-format fake pointing at them; wall time as a
  *     ratio to the slowest single fetch, timed from this process on the same loopback in the same run, and the
@@ -9,6 +9,9 @@
  *     the leave-one-out scores the pipeline adds), and extraction + term analysis per page, in this process.
  *  3. archive: runs/s of 50 concurrent optimizations on the sample archive (offline), first accept to last complete,
  *     with the app's CPU time per run and its CPU utilisation (1.0 = its one event loop never idle).
+ *  4. scale: the web archive at 10,000 generated pages (`--pages N`), the on-disk FTS5 index against the in-memory
+ *     index it replaced (bench/archive.ts): index build, start-up once indexed, RSS, search ms per query.
+ * The cpu phase also times score_content on a ~3,000-word draft against one extract + term analysis of it.
  * The app runs as a child process (bench/lib/app-server.ts): the loopback web, the fakes and the HTTP clients stay
  * in this process, so injected latencies are not stretched by the app's synchronous scoring, and the app's CPU time
  * is read from /proc without counting the load generator.
@@ -27,6 +30,7 @@ import {
 } from '../src/engine/analysis/score/index.ts';
 import { contentAsHtml } from '../src/engine/optimize/score-content.ts';
 import { tempDir } from '../test/helpers/temp.ts';
+import { run as runArchiveScale } from './archive.ts';
 import { table } from './lib/harness.ts';
 import { ARCHIVE_PAIRS } from './lib/optimize-archive.ts';
 import {
@@ -504,4 +508,6 @@ export async function run(args: string[]): Promise<void> {
   notes.push(`after: ${loadLine(cpus().length)}; total ${f1((performance.now() - began) / 1000)} s`);
   process.stdout.write(table(['measure', 'value', 'baseline', 'ratio', 'goal', 'verdict'], rows));
   process.stdout.write(`${notes.join('\n')}\n`);
+  // The web archive at scale runs last and alone (minutes of index building would distort the figures above).
+  if (want('scale')) await runArchiveScale(args);
 }

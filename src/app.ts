@@ -181,7 +181,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     engine,
     operations,
     async startBackground() {
-      built.warm().catch((err: unknown) => logger.warn({ err }, 'web archive could not be loaded'));
+      // The archive index is built (or opened) before any database work starts: building it is seconds of CPU on
+      // this event loop, and a write transaction waiting behind it would hold the database lock from other processes.
+      await built.warm().catch((err: unknown) => logger.warn({ err }, 'web archive could not be loaded'));
       await maintain();
       maintenance = setInterval(() => void maintain(), MAINTENANCE_MS);
       maintenance.unref();

@@ -31,6 +31,11 @@ export const ConfigSchema = z.object({
   AGENT_API_ALLOWED_ORIGINS: list,
   AGENT_API_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   AGENT_API_WEB_ARCHIVE: z.string().optional(),
+  /**
+   * Folder for the web archive's index files (SQLite, built once per archive content and reused on later starts);
+   * unset: `archive-index` beside AGENT_API_DB, so a read-only archive can still be indexed.
+   */
+  AGENT_API_ARCHIVE_INDEX_DIR: z.string().min(1).optional(),
   AGENT_API_OFFLINE: bool,
   /** Loopback host:port pairs the SSRF-safe fetcher may reach; for tests and local benches only. */
   AGENT_API_TEST_FETCH_ALLOW: list,

@@ -3,18 +3,16 @@
  * holds on how many sites, its topics (the sample archive's, from its manifest or README) or its top hosts, and how
  * to add pages or configure real providers.
  *
- * Cheap on purpose: it reads WARC headers only (no payload decoding, no search index) and skips counting for
- * archives over COUNT_LIMIT_BYTES; the server loads and indexes the archive itself in the background.
+ * Cheap on purpose: it reads the WARC files record by record (no search index, no page kept in memory) and skips
+ * counting for archives over COUNT_LIMIT_BYTES; the server indexes the archive itself in the background.
  */
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { WARCParser } from 'warcio';
 import { SAMPLE_ARCHIVE_PATH, type Config } from '../config.ts';
-import { isHtmlMime, mimeType } from '../providers/web/archive/body.ts';
+import { isHtmlMime } from '../providers/web/archive/body.ts';
 import { listWarcFiles } from '../providers/web/archive/reader.ts';
-import { isHttpUrl, normalizeArchiveUrl } from '../providers/web/archive/url.ts';
+import { scanWarcFile } from '../providers/web/archive/warc-scan.ts';
 
 /** Archives larger than this (compressed bytes on disk) are not counted at start. */
 export const COUNT_LIMIT_BYTES = 256 * 1024 * 1024;
@@ -49,32 +47,11 @@ interface FileCount {
   urls: Set<string>;
 }
 
-/** The HTML pages (status 200) of one WARC file, by URL, from record headers only. */
+/** The HTML pages (status 200) of one WARC file, by URL. */
 async function countFile(file: string): Promise<FileCount> {
-  let bytes: Uint8Array = await readFile(file);
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    try {
-      bytes = gunzipSync(bytes);
-    } catch {
-      // A damaged gzip: let warcio read what it can, as the reader does.
-    }
-  }
   const urls = new Set<string>();
-  for await (const record of WARCParser.iterRecords([bytes])) {
-    const type = record.warcType;
-    if (type !== 'response' && type !== 'resource' && type !== 'revisit') continue;
-    const url = normalizeArchiveUrl(record.warcTargetURI ?? '');
-    if (url === null || !isHttpUrl(url)) continue;
-    let status = 200;
-    let mime: string | null;
-    if (type === 'resource') mime = mimeType(record.warcContentType);
-    else {
-      const http = record.httpHeaders;
-      if (!http) continue;
-      status = Number(http.statusCode);
-      mime = mimeType((http.headers as Headers).get('content-type') ?? undefined);
-    }
-    if (status === 200 && isHtmlMime(mime)) urls.add(url);
+  for await (const { record } of scanWarcFile(file)) {
+    if (record.status === 200 && isHtmlMime(record.contentType)) urls.add(record.url);
   }
   return { urls };
 }
@@ -240,7 +217,7 @@ export function formatOfflineWeb(
     : 'page fetches read the archive first and fetch other URLs live (AGENT_API_OFFLINE=1 stops that)';
   lines.push(`  ${serp}; ${fetches}.`);
   lines.push(
-    '  Add pages: npx agent-api archive add URL... --out FILE.warc.gz, then set AGENT_API_WEB_ARCHIVE to that file (or to a folder of WARC files).',
+    '  Add pages: npx agent-api archive add URL... --out FILE.warc.gz (or, with no network, archive import SAVED-HTML... --out FILE.warc.gz), then set AGENT_API_WEB_ARCHIVE to that file (or to a folder of WARC files).',
   );
   lines.push(
     `  Real providers: SERP_PROVIDER=dataforseo or serpapi, LLM_PROVIDER=openai or anthropic, with their API keys (the configuration table in README.md; src/config.ts). Now: SERP_PROVIDER=${config.SERP_PROVIDER}, LLM_PROVIDER=${config.LLM_PROVIDER}.`,

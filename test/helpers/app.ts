@@ -9,7 +9,7 @@ import type { Logger } from '../../src/logger.ts';
 import { captureLogger } from './logs.ts';
 import { createFakeClock, type FakeClock } from './clock.ts';
 import { tempDir } from './temp.ts';
-import { KEEP_ALIVE_FOR_TESTS } from './keep-alive.ts';
+import { TEST_SERVER_ENV } from './test-env.ts';
 
 export interface TestAppOptions {
   env?: Record<string, string>;
@@ -52,7 +52,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     AGENT_API_DB: dbPath,
     AGENT_API_LOG_LEVEL: 'info',
     AGENT_API_RETRY_BASE_MS: '1000',
-    ...KEEP_ALIVE_FOR_TESTS,
+    ...TEST_SERVER_ENV,
     ...options.env,
   });
   const app: App = await createApp({

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { BIN } from './mcp.ts';
-import { KEEP_ALIVE_FOR_TESTS } from './keep-alive.ts';
+import { TEST_SERVER_ENV } from './test-env.ts';
 
 export interface SpawnedServer {
   child: ChildProcess;
@@ -54,7 +54,7 @@ export async function spawnServer(
       HOME: process.env.HOME ?? '',
       AGENT_API_LOG_LEVEL: 'info',
       AGENT_API_PORT: '0',
-      ...KEEP_ALIVE_FOR_TESTS,
+      ...TEST_SERVER_ENV,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -85,7 +85,7 @@ describe('tracker tools', () => {
     const p = await s.tool('get_tracker_project', { project_id: id });
     expect(p.body).toMatchObject({
       project_id: id,
-      spi: { overall: { spi: 95 } },
+      spi: { overall: { spi: 90 } },
       latest_run: { run_id: started.body.run_id, status: 'complete' },
     });
     const r = await s.tool('get_tracker_results', { project_id: id, snapshot: 'latest_run' });
@@ -93,12 +93,12 @@ describe('tracker tools', () => {
       snapshot: { method: 'latest_run' },
       latest_run_id: started.body.run_id,
       run_status: 'complete',
-      platforms: [{ platform: 'organic', results: [{ position: 2 }, { position: 1 }] }],
+      platforms: [{ platform: 'organic', results: [{ position: 3 }, { position: 1 }] }],
     });
     const trends = await s.tool('get_tracker_trends', { project_id: id, days: 3 });
-    expect(trends.body.points.map((x: Any) => x.spi)).toEqual([null, null, 95]);
+    expect(trends.body.points.map((x: Any) => x.spi)).toEqual([null, null, 90]);
     const summary = await s.tool('get_tracker_summary', {});
-    expect(summary.body).toMatchObject({ scope: 'organisation', data: [{ project_id: id, spi: 95 }] });
+    expect(summary.body).toMatchObject({ scope: 'organisation', data: [{ project_id: id, spi: 90 }] });
     const brand = await s.tool('get_brand_summary', { client_id: s.clientId });
     expect(brand.body).toMatchObject({ client_id: s.clientId, platforms: [], coverage: { expected: [] } });
     expect(brand.text.length).toBeGreaterThan(0);

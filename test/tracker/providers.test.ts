@@ -220,9 +220,9 @@ describe('a scan on every platform', () => {
       missing: ['claude'],
       reasons: { claude: 'not_configured' },
     });
-    // Overall: organic 0.9 + 1.0, chatgpt 0.9, perplexity 0, AI overview 1.0 over 8 measured pairs.
+    // Overall: organic 0.8 + 1.0, chatgpt 0.9, perplexity 0, AI overview 1.0 over 8 measured pairs.
     expect(body.spi).toEqual({
-      spi: 47.5,
+      spi: 46.3,
       denominators: {
         pairs_measured: 8,
         pairs_present: 4,

@@ -290,14 +290,15 @@ describe('reads', () => {
     expect(after.latest_run).toMatchObject({
       run_id: run.run_id,
       status: 'complete',
-      spi: 95,
+      spi: 90,
       billing_status: 'finalized',
       started_at: expect.stringMatching(ISO),
       completed_at: expect.stringMatching(ISO),
     });
-    // emergency plumber: RapidFlow 2nd (0.9); water heater repair: 1st (1.0) → 100 * 1.9 / 2.
+    // emergency plumber: RapidFlow 3rd (0.8; Austin Pipe Pros and HomeFix's list rank above it); water heater
+    // repair: 1st (1.0) → 100 * 1.8 / 2.
     expect(after.spi.overall).toEqual({
-      spi: 95,
+      spi: 90,
       denominators: { pairs_measured: 2, pairs_present: 2, platforms_included: ['organic'] },
     });
     expect(after.spi.platforms).toEqual([
@@ -308,7 +309,7 @@ describe('reads', () => {
         run_status: 'complete',
         provider: 'archive',
         measured_at: expect.stringMatching(ISO),
-        spi: 95,
+        spi: 90,
         denominators: {
           queries_tracked: 2,
           queries_measured: 2,
@@ -317,7 +318,7 @@ describe('reads', () => {
           mentioned: 2,
           cited: 2,
           ranked: 2,
-          average_position: 1.5,
+          average_position: 2,
         },
         error: null,
       },
@@ -349,14 +350,14 @@ describe('reads', () => {
     expect(card).toMatchObject({
       project_id: a,
       client_id: clientId,
-      spi: 95,
-      platforms: { organic: { spi: 95, status: 'complete', run_status: 'complete' } },
+      spi: 90,
+      platforms: { organic: { spi: 90, status: 'complete', run_status: 'complete' } },
       run_status: 'complete',
       coverage: { missing: [] },
     });
     const bSpi = org.data[0].spi as number;
     expect(org.overall).toEqual({
-      spi: Math.round(((95 + bSpi) / 2) * 10) / 10,
+      spi: Math.round(((90 + bSpi) / 2) * 10) / 10,
       denominators: { pairs_measured: 4, pairs_present: expect.any(Number), projects_measured: 2 },
     });
     const client = (await call(t, 'GET', '/reporter/summary', key, { query: { client_id: second.id } })).body;

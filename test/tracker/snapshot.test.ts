@@ -107,7 +107,7 @@ describe('snapshots', () => {
     expect(per.coverage).toMatchObject({ present: ['organic', 'chatgpt'], missing: ['perplexity'] });
     // The overall SPI pools organic (run 2) and chatgpt (run 1).
     expect(per.spi).toEqual({
-      spi: 97.5,
+      spi: 95,
       denominators: { pairs_measured: 4, pairs_present: 4, platforms_included: ['chatgpt', 'organic'] },
     });
   });

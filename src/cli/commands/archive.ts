@@ -1,6 +1,7 @@
 /**
  * `agent-api archive add URL... --out FILE.warc.gz` captures pages through the given (SSRF-safe) fetcher into a
- * WARC file; `agent-api archive ls PATH` lists what a WARC file or folder holds.
+ * WARC file; `agent-api archive import PATH... --out FILE.warc.gz` does the same from saved HTML files, with no
+ * network (html-import.ts); `agent-api archive ls PATH` lists what a WARC file or folder holds.
  *
  * `add` appends: each run adds a `warcinfo` record and then one request/response pair per captured URL, written
  * as soon as that URL is done, so an interrupted run keeps what it captured. Reading gives the latest capture of a
@@ -14,8 +15,10 @@ import type { Command } from 'commander';
 import { FetchError } from '../../providers/types.ts';
 import type { FetchedPage, PageFetcher } from '../../providers/types.ts';
 import { isTextMime } from '../../providers/web/archive/body.ts';
-import { readArchiveRecords } from '../../providers/web/archive/reader.ts';
+import { archiveImport } from '../../providers/web/archive/html-import.ts';
+import { listWarcFiles } from '../../providers/web/archive/reader.ts';
 import { normalizeArchiveUrl } from '../../providers/web/archive/url.ts';
+import { scanWarcFile } from '../../providers/web/archive/warc-scan.ts';
 import { serializeExchange, serializeWarcinfo } from '../../providers/web/archive/writer.ts';
 import type { HttpCapture } from '../../providers/web/archive/writer.ts';
 
@@ -149,16 +152,23 @@ export interface ArchiveLsRow {
   date: string;
 }
 
-/** Every response, resource and revisit record of a WARC file or folder, in file order (no de-duplication). */
+/**
+ * Every response, resource and revisit record of a WARC file or folder, in file order (no de-duplication), read
+ * one record at a time so any size of archive can be listed.
+ */
+export async function* archiveLsRows(path: string): AsyncGenerator<ArchiveLsRow> {
+  for (const file of await listWarcFiles(path)) {
+    for await (const { record: r } of scanWarcFile(file)) {
+      yield { url: r.url, status: r.status, contentType: r.contentType, bytes: r.payload.byteLength, date: r.date };
+    }
+  }
+}
+
+/** The rows of `archiveLsRows` as a list. */
 export async function archiveLs(path: string): Promise<ArchiveLsRow[]> {
-  const { records } = await readArchiveRecords(path);
-  return records.map((r) => ({
-    url: r.url,
-    status: r.status,
-    contentType: r.contentType,
-    bytes: r.payload.byteLength,
-    date: r.date,
-  }));
+  const rows: ArchiveLsRow[] = [];
+  for await (const row of archiveLsRows(path)) rows.push(row);
+  return rows;
 }
 
 /** The rows as an aligned text table. */
@@ -182,7 +192,7 @@ export interface ArchiveCommandDeps {
   setExitCode?: (code: number) => void;
 }
 
-/** Registers `archive add` and `archive ls` on a commander program. */
+/** Registers `archive add`, `archive import` and `archive ls` on a commander program. */
 export function registerArchiveCommands(program: Command, deps: ArchiveCommandDeps): Command {
   const setExitCode =
     deps.setExitCode ??
@@ -221,14 +231,52 @@ export function registerArchiveCommands(program: Command, deps: ArchiveCommandDe
     });
 
   archive
+    .command('import')
+    .description('append saved HTML files (or folders of them) to a WARC file, with no network')
+    .argument('<paths...>', '.html/.htm/.xhtml files or folders searched recursively')
+    .requiredOption('--out <file>', 'the WARC file to append to (.warc.gz or .warc)')
+    .option('--base-url <url>', 'the URL of each folder given, for pages that name no URL of their own')
+    .option('--json', 'print one JSON object with every file and URL imported')
+    .action(async (paths: string[], opts: { out: string; baseUrl?: string; json?: boolean }) => {
+      const bar = new cliProgress.SingleBar(
+        { stream: deps.stderr, format: 'archive import [{bar}] {value}/{total} {phase} {file}', hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      );
+      let phase: string | null = null;
+      try {
+        const result = await archiveImport({
+          paths,
+          out: opts.out,
+          ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
+          progress: (e) => {
+            if (e.phase !== phase) {
+              if (phase !== null) bar.stop();
+              phase = e.phase;
+              bar.start(e.total, 0, { phase: e.phase === 'check' ? 'checking' : 'writing', file: '' });
+            }
+            bar.update(e.done, { file: e.file });
+          },
+        });
+        bar.stop();
+        phase = null;
+        if (opts.json) deps.stdout(JSON.stringify(result));
+        else deps.stdout(`imported ${result.imported.length} pages into ${result.out}`);
+      } finally {
+        if (phase !== null) bar.stop();
+      }
+    });
+
+  archive
     .command('ls')
     .description('list the HTTP records of a WARC file or a folder of them')
     .argument('<path>', 'a .warc/.warc.gz file or a folder')
     .option('--json', 'print one JSON object per record')
     .action(async (path: string, opts: { json?: boolean }) => {
-      const rows = await archiveLs(path);
-      if (opts.json) for (const row of rows) deps.stdout(JSON.stringify(row));
-      else for (const line of formatLsTable(rows)) deps.stdout(line);
+      if (opts.json) {
+        for await (const row of archiveLsRows(path)) deps.stdout(JSON.stringify(row));
+        return;
+      }
+      for (const line of formatLsTable(await archiveLs(path))) deps.stdout(line);
     });
   return archive;
 }

@@ -1,48 +1,42 @@
 /**
- * Offline organic search (`SERP_PROVIDER=archive`): BM25F over the main text of the web archive's HTML pages
- * with status 200. At most 10 results, only pages matching at least one query term, ties broken by URL.
+ * Offline organic search (`SERP_PROVIDER=archive`): SQLite FTS5 with bm25() over the main text and title of the web
+ * archive's HTML pages with status 200. At most 10 results, only pages matching at least one query term, ties
+ * broken by URL; a location's city lifts the pages that mention it.
+ *
+ * The search index is built once per archive content and extractor, next to the archive's URL index, and reused on
+ * later starts; building it reads each page once from the WARC files and extracts its main text.
  */
 import { systemClock } from '../../clock.ts';
 import type { TimeSource } from '../../clock.ts';
 import { ProviderError } from '../types.ts';
 import type { SearchOptions, SearchProvider, SearchResponse } from '../types.ts';
-import type { ArchiveSnapshot, WebArchive } from '../web/archive/archive.ts';
-import { buildBm25Index, pairs } from '../web/archive/bm25.ts';
-import type { Bm25Index, Bm25Options, IndexedDoc } from '../web/archive/bm25.ts';
-import { decodeText, isHtmlMime } from '../web/archive/body.ts';
+import type { WebArchive } from '../web/archive/archive.ts';
 import { fallbackExtractText } from '../web/archive/fallback-extract.ts';
 import type { ExtractText } from '../web/archive/fallback-extract.ts';
+import { buildAndOpen } from '../web/archive/index-file.ts';
+import { SEARCH_INDEX_FORMAT, buildSearchIndex, openSearchIndex } from '../web/archive/search-index.ts';
+import type { SearchIndex, SearchRanking } from '../web/archive/search-index.ts';
+import { pairs } from '../web/archive/snippet.ts';
 import { terms } from '../web/archive/terms.ts';
 import { searchResponse } from './platforms.ts';
 
-export interface ArchiveSearchOptions {
+/**
+ * Main-text extraction: the small fallback extractor by default. Another extractor must be named, because the index
+ * it builds is kept: an index is only reused by the extractor that built it.
+ */
+type Extractor =
+  { extractText?: undefined; extractorId?: undefined } | { extractText: ExtractText; extractorId: string };
+
+export type ArchiveSearchOptions = Extractor & {
   archive: WebArchive;
-  /** Main-text extraction; defaults to the small fallback extractor. Pass the analysis extractor. */
-  extractText?: ExtractText;
   clock?: TimeSource;
-  /** BM25F parameters; the defaults suit pages of a few hundred to a few thousand words. */
-  ranking?: Bm25Options;
-}
+  /** Title weight and pair weight; the defaults suit pages of a few hundred to a few thousand words. */
+  ranking?: SearchRanking;
+  /** Called after each page indexed while the search index is built. */
+  onIndexPage?: (done: number) => void;
+};
 
 const MAX_RESULTS = 10;
-
-/** The searchable documents of an archive: HTML records with status 200, in URL order. */
-export function archiveDocuments(snapshot: ArchiveSnapshot, extractText: ExtractText): IndexedDoc[] {
-  const docs: IndexedDoc[] = [];
-  for (const record of snapshot.records()) {
-    if (record.status !== 200 || !isHtmlMime(record.contentType)) continue;
-    const html = decodeText(record.payload, record.headers['content-type'] ?? null, record.contentType).text;
-    let extracted: { title: string; text: string };
-    try {
-      extracted = extractText(html, record.url);
-    } catch {
-      // One page the extractor cannot handle must not take search down; the fallback reads anything linkedom parses.
-      extracted = fallbackExtractText(html, record.url);
-    }
-    docs.push({ url: record.url, title: extracted.title.trim() || record.url, text: extracted.text });
-  }
-  return docs;
-}
 
 /** The city-level part of a location ("Round Rock, Texas, United States" -> round, rock, "round rock"). */
 function locationTerms(location: string | undefined): string[] {
@@ -50,23 +44,47 @@ function locationTerms(location: string | undefined): string[] {
   return [...city, ...pairs(city)];
 }
 
+/** A file-name-safe form of an extractor id. */
+function slug(id: string): string {
+  return (
+    id
+      .toLowerCase()
+      .replace(/[^a-z0-9.]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'extractor'
+  );
+}
+
 /** The `archive` SearchProvider: organic results ranked over the web archive. */
 export function createArchiveSearch(options: ArchiveSearchOptions): SearchProvider & {
-  /** Builds the index now (it is otherwise built on the first search). */
+  /** Opens the index now, building it when needed (it is otherwise opened on the first search). */
   warm(): Promise<void>;
+  /** Closes the index (stopping a build in progress). */
+  close(): Promise<void>;
 } {
   const extractText = options.extractText ?? fallbackExtractText;
+  const extractorId = options.extractorId ?? 'fallback';
   const clock = options.clock ?? systemClock;
-  // One index per loaded snapshot; the archive loads once, so this builds once.
-  const indexes = new WeakMap<ArchiveSnapshot, Bm25Index>();
-  const indexFor = async (): Promise<Bm25Index> => {
-    const snapshot = await options.archive.load();
-    let index = indexes.get(snapshot);
-    if (!index) {
-      index = buildBm25Index(archiveDocuments(snapshot, extractText), options.ranking);
-      indexes.set(snapshot, index);
-    }
-    return index;
+  let opening: Promise<SearchIndex> | null = null;
+  let abort = new AbortController();
+
+  const openIndex = async (signal: AbortSignal): Promise<SearchIndex> => {
+    const records = await options.archive.open();
+    // The format is in the name: another version of the index is another file, never misread.
+    const path = records.companionPath(`search-v${SEARCH_INDEX_FORMAT}-${slug(extractorId)}`);
+    const { value } = await buildAndOpen(
+      path,
+      (temp) => buildSearchIndex(temp, records, { key: records.key, extractText, signal, onPage: options.onIndexPage }),
+      (file) => openSearchIndex(file, records.key, options.ranking),
+      { signal },
+    );
+    return value;
+  };
+  const indexFor = (): Promise<SearchIndex> => {
+    opening ??= openIndex(abort.signal).catch((err: unknown) => {
+      opening = null;
+      throw err;
+    });
+    return opening;
   };
 
   return {
@@ -74,6 +92,14 @@ export function createArchiveSearch(options: ArchiveSearchOptions): SearchProvid
     platforms: ['organic'],
     async warm() {
       await indexFor();
+    },
+    async close() {
+      const current = opening;
+      if (!current) return;
+      abort.abort(new Error('the archive search was closed'));
+      abort = new AbortController();
+      opening = null;
+      (await current.catch(() => null))?.close();
     },
     async search(query: string, searchOptions: SearchOptions): Promise<SearchResponse> {
       if (searchOptions.platform !== 'organic') {

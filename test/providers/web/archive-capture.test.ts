@@ -155,7 +155,10 @@ describe('archive add and ls round trip through a loopback server', () => {
     expect(text).toMatch(/WARC-Block-Digest: sha1:[A-Z2-7]{32}/);
     expect(text).toContain('WARC-Truncated: unspecified'); // the PNG body is not kept by PageFetcher
 
-    const fetcher = createArchiveFetcher({ archive: createWebArchive({ path: out }), offline: true });
+    const fetcher = createArchiveFetcher({
+      archive: createWebArchive({ path: out, indexDir: join(dir, 'index') }),
+      offline: true,
+    });
     const page = await fetcher.fetch(`${base}/page`);
     expect(page.source).toBe('archive');
     expect(page.body).toContain('Crème brûlée number');
@@ -180,9 +183,10 @@ describe('archive add and ls round trip through a loopback server', () => {
     expect(rows).toHaveLength(2);
     const text = (await readFile(out)).toString('utf8');
     expect(text.match(/WARC-Type: warcinfo/g)).toHaveLength(2);
-    const page = await createArchiveFetcher({ archive: createWebArchive({ path: out }), offline: true }).fetch(
-      `${base}/page`,
-    );
+    const page = await createArchiveFetcher({
+      archive: createWebArchive({ path: out, indexDir: join(dir, 'index') }),
+      offline: true,
+    }).fetch(`${base}/page`);
     expect(page.body).toContain(`Visit ${visits}`);
   });
 

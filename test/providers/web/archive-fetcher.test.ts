@@ -8,6 +8,10 @@ import type { FetchedPage, PageFetcher } from '../../../src/providers/types.ts';
 import { createWebArchive } from '../../../src/providers/web/archive/archive.ts';
 import { createArchiveFetcher } from '../../../src/providers/web/archive/fetcher.ts';
 import { serializeExchange } from '../../../src/providers/web/archive/writer.ts';
+import { tempDir } from '../../helpers/temp.ts';
+
+const tmp = tempDir('archive-fetcher-index-');
+afterAll(() => tmp.cleanup());
 
 /** A fallback that records what it was asked and answers a fixed live page. */
 function recordingFallback(): PageFetcher & { calls: string[] } {
@@ -43,7 +47,8 @@ async function fetchError(p: Promise<unknown>): Promise<FetchError> {
 }
 
 describe('archive fetcher on the sample archive', () => {
-  const archive = createWebArchive({ path: SAMPLE_ARCHIVE_PATH });
+  const archive = createWebArchive({ path: SAMPLE_ARCHIVE_PATH, indexDir: tmp.dir });
+  afterAll(() => archive.close());
 
   it('answers an archived page with its status, headers and decoded body', async () => {
     const fetcher = createArchiveFetcher({ archive, offline: true });
@@ -157,7 +162,9 @@ describe('archive fetcher redirect loops', () => {
   });
 
   it('stops a loop of archived redirects with too_many_redirects', async () => {
-    const fetcher = createArchiveFetcher({ archive: createWebArchive({ path: dir }), offline: true });
+    const loops = createWebArchive({ path: dir, indexDir: tmp.dir });
+    const fetcher = createArchiveFetcher({ archive: loops, offline: true });
     expect((await fetchError(fetcher.fetch('https://a.example/'))).code).toBe('too_many_redirects');
+    await loops.close();
   });
 });

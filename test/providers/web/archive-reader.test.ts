@@ -8,6 +8,7 @@ import { createWebArchive } from '../../../src/providers/web/archive/archive.ts'
 import { readArchiveRecords, readWarcFile } from '../../../src/providers/web/archive/reader.ts';
 import { normalizeArchiveUrl } from '../../../src/providers/web/archive/url.ts';
 import { serializeExchange, serializeResource, serializeWarcinfo } from '../../../src/providers/web/archive/writer.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 describe('normalizeArchiveUrl', () => {
   it('lower-cases scheme and host, drops default port and fragment, keeps the query', () => {
@@ -22,6 +23,11 @@ describe('normalizeArchiveUrl', () => {
 });
 
 describe('reading the sample archive', () => {
+  const tmp = tempDir('archive-reader-index-');
+  afterAll(() => tmp.cleanup());
+  const archive = createWebArchive({ path: SAMPLE_ARCHIVE_PATH, indexDir: tmp.dir });
+  afterAll(() => archive.close());
+
   it('reads every HTTP record and indexes the latest capture per URL', async () => {
     const { files, records } = await readArchiveRecords(SAMPLE_ARCHIVE_PATH);
     // The folder also holds the page sources; only the .warc.gz is read.
@@ -29,27 +35,37 @@ describe('reading the sample archive', () => {
     expect(files[0]).toMatch(/sample\.warc\.gz$/);
     expect(records).toHaveLength(59);
 
-    const archive = createWebArchive({ path: SAMPLE_ARCHIVE_PATH });
-    const snapshot = await archive.load();
-    expect(snapshot.size).toBe(58);
-    const html200 = snapshot.records().filter((r) => r.status === 200 && r.contentType === 'text/html');
+    const index = await archive.open();
+    expect(index.size).toBe(58);
+    expect(index.files).toEqual(files);
+    const html200 = index.pages(null, 100);
     expect(html200.length).toBeGreaterThanOrEqual(48);
-    expect(snapshot.records().filter((r) => r.status === 404)).toHaveLength(4);
-    // Loading is a local read; the budget is generous for a busy CI box (about 15-100 ms measured).
-    expect(snapshot.loadMs).toBeLessThan(2000);
+    expect(html200.every((r) => r.status === 200 && r.contentType === 'text/html')).toBe(true);
+    expect(html200.map((r) => r.url)).toEqual(html200.map((r) => r.url).sort());
+    const missing = [
+      'https://www.rapidflowplumbing.com/coupons/',
+      'https://brewgeek.net/reviews/lelit-bianca-review/',
+      'https://www.flourandwater.blog/2023/11/rye-starter-notes/',
+      'https://docs.pyguide.dev/asyncio/streams-legacy/',
+    ];
+    expect(missing.map((url) => index.entry(url)?.status)).toEqual([404, 404, 404, 404]);
+    // Every record of the sample is its own gzip member, so every body is read by offset.
+    expect(html200.every((r) => r.location.kind === 'gzip')).toBe(true);
+    // Opening is a local read (and one small build); the budget is generous for a busy CI box.
+    expect(index.openMs).toBeLessThan(2000);
   });
 
   it('answers 404, redirect and non-HTML records with their status, headers and type', async () => {
-    const snapshot = await createWebArchive({ path: SAMPLE_ARCHIVE_PATH }).load();
-    const missing = snapshot.get('https://www.rapidflowplumbing.com/coupons/');
+    const snapshot = await archive.open();
+    const missing = await snapshot.get('https://www.rapidflowplumbing.com/coupons/');
     expect(missing?.status).toBe(404);
     expect(missing?.contentType).toBe('text/html');
 
-    const redirect = snapshot.get('HTTP://RapidFlowPlumbing.com');
+    const redirect = await snapshot.get('HTTP://RapidFlowPlumbing.com');
     expect(redirect?.status).toBe(301);
     expect(redirect?.headers['location']).toBe('https://www.rapidflowplumbing.com/');
 
-    const pdf = snapshot.get('https://www.crema-supply.com/manuals/gaggia-classic-pro-manual.pdf');
+    const pdf = await snapshot.get('https://www.crema-supply.com/manuals/gaggia-classic-pro-manual.pdf');
     expect(pdf?.contentType).toBe('application/pdf');
     expect(
       Buffer.from(pdf?.payload ?? [])
@@ -57,11 +73,11 @@ describe('reading the sample archive', () => {
         .toString('latin1'),
     ).toBe('%PDF-');
 
-    const json = snapshot.get('https://www.crema-supply.com/api/products/gaggia-classic-pro.json');
+    const json = await snapshot.get('https://www.crema-supply.com/api/products/gaggia-classic-pro.json');
     expect(json?.contentType).toBe('application/json');
     expect(JSON.parse(Buffer.from(json?.payload ?? []).toString('utf8')).product.handle).toBe('gaggia-classic-pro');
 
-    const png = snapshot.get('https://brewgeek.net/static/img/bambino-plus-thumb.png');
+    const png = await snapshot.get('https://brewgeek.net/static/img/bambino-plus-thumb.png');
     expect(png?.warcType).toBe('resource');
     expect(png?.status).toBe(200);
     expect(png?.contentType).toBe('image/png');
@@ -69,18 +85,20 @@ describe('reading the sample archive', () => {
   });
 
   it('undoes archived gzip and chunked encodings and drops the wire headers', async () => {
-    const snapshot = await createWebArchive({ path: SAMPLE_ARCHIVE_PATH }).load();
-    const gz = snapshot.get('https://brewgeek.net/guides/best-espresso-machines-under-500/');
+    const snapshot = await archive.open();
+    const gz = await snapshot.get('https://brewgeek.net/guides/best-espresso-machines-under-500/');
     expect(Buffer.from(gz?.payload ?? []).toString('utf8')).toContain('Breville Bambino Plus');
     expect(gz?.headers['content-encoding']).toBeUndefined();
-    const chunked = snapshot.get('https://forum.homebaristas.org/t/gaggia-classic-pro-vs-breville-bambino-plus/4412');
+    const chunked = await snapshot.get(
+      'https://forum.homebaristas.org/t/gaggia-classic-pro-vs-breville-bambino-plus/4412',
+    );
     expect(Buffer.from(chunked?.payload ?? []).toString('utf8')).toMatch(/^<!DOCTYPE html>/);
     expect(chunked?.headers['transfer-encoding']).toBeUndefined();
   });
 
   it('keeps the capture with the latest WARC-Date when a URL was archived twice', async () => {
-    const snapshot = await createWebArchive({ path: SAMPLE_ARCHIVE_PATH }).load();
-    const page = snapshot.get('https://www.quickeats.co/sourdough-bread-recipe');
+    const snapshot = await archive.open();
+    const page = await snapshot.get('https://www.quickeats.co/sourdough-bread-recipe');
     // The 2023 capture comes later in the file but is older.
     expect(page?.date.startsWith('2024-')).toBe(true);
     expect(Buffer.from(page?.payload ?? []).toString('utf8')).toContain('Easy Sourdough Bread Recipe');
@@ -156,11 +174,15 @@ describe('reading other archives', () => {
     expect(Buffer.from(only?.payload ?? []).toString('latin1')).toBe('caf\xe9');
   });
 
-  it('loads once per archive and reports a missing path clearly', async () => {
-    const archive = createWebArchive({ path: join(dir, 'a.warc') });
-    const [first, second] = await Promise.all([archive.load(), archive.load()]);
+  it('opens once per archive and reports a missing path clearly', async () => {
+    const indexDir = join(dir, 'index');
+    const archive = createWebArchive({ path: join(dir, 'a.warc'), indexDir });
+    const [first, second] = await Promise.all([archive.open(), archive.open()]);
     expect(first).toBe(second);
-    expect(await archive.load()).toBe(first);
-    await expect(createWebArchive({ path: join(dir, 'nope') }).load()).rejects.toThrow(/Cannot read the web archive/);
+    expect(await archive.open()).toBe(first);
+    await archive.close();
+    await expect(createWebArchive({ path: join(dir, 'nope'), indexDir }).open()).rejects.toThrow(
+      /Cannot read the web archive/,
+    );
   });
 });

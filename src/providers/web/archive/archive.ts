@@ -1,115 +1,166 @@
 /**
- * The web archive as a lookup table: loaded lazily on first use, once per `createWebArchive` call, and indexed by
- * normalised URL. When several records share a URL, the one with the latest WARC-Date wins; on equal dates the one
- * read last (files in path order, records in file order) wins.
- */
+ * The web archive, indexed on disk. Opening it lists its WARC files, takes their SHA-256 (remembered by file
+ * identity in the index folder, file-hash.ts, so an unchanged archive is not read again at each start) and opens the
+ * index built for exactly that content, building it first when there is none: once per archive content, shared by
+ * every process and reused on later starts. A folder gets one index keyed by all its files' names and hashes (the
+ * latest capture of a URL can be in any file), so adding or changing any file builds a new one. When a new index is
+ * ready, the indexes built for earlier contents of the same archive path are removed.
+ *
+ * Index files are named `<archive name>-<path hash>-<content key>.<kind>.sqlite` in the index folder (by default a
+ * folder beside the server's database; the archive itself may be read-only). */
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { readArchiveRecords } from './reader.ts';
-import type { ArchivedRecord } from './reader.ts';
-import { normalizeArchiveUrl } from './url.ts';
+import { hashFiles } from './file-hash.ts';
+import { buildAndOpen, removeStaleIndexes } from './index-file.ts';
+import { RECORD_INDEX_FORMAT, buildRecordIndex, openRecordIndex } from './record-index.ts';
+import type { ArchiveFile, RecordIndex } from './record-index.ts';
+import { listWarcFiles } from './reader.ts';
 
-/** A loaded archive. */
-export interface ArchiveSnapshot {
+/** An open archive index. */
+export interface ArchiveIndex extends RecordIndex {
   /** The WARC files read, in path order. */
   readonly files: readonly string[];
-  /** How many distinct URLs the archive answers. */
-  readonly size: number;
-  /** Milliseconds the load took. */
-  readonly loadMs: number;
-  /** The record for a URL (normalised before lookup), or undefined. */
-  get(url: string): ArchivedRecord | undefined;
-  /** Every winning record, sorted by URL. */
-  records(): readonly ArchivedRecord[];
+  /** The content key: a SHA-256 over the files' names and hashes. */
+  readonly key: string;
+  /** The index database file. */
+  readonly indexPath: string;
+  /** Whether this open built the index (false: it was already there). */
+  readonly built: boolean;
+  /** Milliseconds the open took (hashing, and building when it did). */
+  readonly openMs: number;
+  /** Where an index derived from this one (the search index) lives: it shares the content key and is cleaned up with it. */
+  companionPath(kind: string): string;
 }
 
-/** A web archive on disk, read on first `load()`. */
+/** A web archive on disk, indexed on first `open()`. */
 export interface WebArchive {
   readonly path: string;
-  load(): Promise<ArchiveSnapshot>;
+  readonly indexDir: string;
+  /** Opens the index, building it when this content has none; later calls share the result. */
+  open(): Promise<ArchiveIndex>;
+  /** Closes the index (stopping a build in progress); a later `open()` opens it again. */
+  close(): Promise<void>;
 }
 
 export interface WebArchiveOptions {
   /** A `.warc`/`.warc.gz` file or a folder searched recursively for them; other files are ignored. */
   path: string;
-  /** Milliseconds, for the load timing; defaults to performance.now. */
+  /** Where index files go; defaults to `defaultIndexDir()`. */
+  indexDir?: string;
+  /** Milliseconds, for the open timing; defaults to performance.now. */
   now?: () => number;
 }
 
-/** Fills in revisit records from the response they repeat; a revisit that resolves to nothing is dropped. */
-function resolveRevisits(records: ArchivedRecord[]): ArchivedRecord[] {
-  const byDigest = new Map<string, ArchivedRecord>();
-  const byUrl = new Map<string, ArchivedRecord>();
-  for (const r of records) {
-    if (r.warcType === 'revisit') continue;
-    if (r.payloadDigest) byDigest.set(r.payloadDigest, r);
-    byUrl.set(r.url, r);
+/**
+ * The default index folder: `archive-index` beside the database file, or a per-user folder in the system's
+ * temporary directory when there is no database file (library use, `:memory:`).
+ */
+export function defaultIndexDir(databasePath?: string): string {
+  if (databasePath && databasePath !== ':memory:') return join(dirname(resolve(databasePath)), 'archive-index');
+  let user: string;
+  try {
+    user = String(userInfo().uid);
+  } catch {
+    user = 'user';
   }
-  const out: ArchivedRecord[] = [];
-  for (const r of records) {
-    if (r.warcType !== 'revisit') {
-      out.push(r);
-      continue;
-    }
-    const refersTo = r.refersTo ? normalizeArchiveUrl(r.refersTo) : null;
-    const original =
-      (r.payloadDigest ? byDigest.get(r.payloadDigest) : undefined) ?? (refersTo ? byUrl.get(refersTo) : undefined);
-    if (!original) continue;
-    const ownHeaders = Object.keys(r.headers).length > 0;
-    out.push({
-      ...r,
-      status: ownHeaders ? r.status : original.status,
-      statusText: ownHeaders ? r.statusText : original.statusText,
-      headers: ownHeaders ? r.headers : original.headers,
-      contentType: ownHeaders ? r.contentType : original.contentType,
-      payload: original.payload,
-    });
-  }
-  return out;
+  return join(tmpdir(), `agent-api-archive-index-${user}`);
 }
 
-/** Builds the snapshot's URL table from records in read order. */
-export function indexRecords(files: readonly string[], records: ArchivedRecord[], loadMs: number): ArchiveSnapshot {
-  const byUrl = new Map<string, ArchivedRecord>();
-  for (const record of resolveRevisits(records)) {
-    const current = byUrl.get(record.url);
-    if (!current || record.date >= current.date) byUrl.set(record.url, record);
-  }
-  const sorted = [...byUrl.values()].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
-  return {
-    files,
-    size: byUrl.size,
-    loadMs,
-    get(url: string) {
-      const key = normalizeArchiveUrl(url);
-      return key === null ? undefined : byUrl.get(key);
-    },
-    records: () => sorted,
-  };
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The archive's files with their names relative to it and their content hashes (remembered in the index folder). */
+async function describeFiles(root: string, indexDir: string): Promise<ArchiveFile[]> {
+  const paths = await listWarcFiles(root);
+  const single = (await stat(root)).isFile();
+  const hashes = await hashFiles(paths, join(indexDir, 'file-hashes.json'));
+  return Promise.all(
+    paths.map(async (path, i) => ({
+      path,
+      name: single ? basename(path) : relative(root, path).split(sep).join('/'),
+      sha256: hashes[i]!,
+      bytes: (await stat(path)).size,
+    })),
+  );
 }
 
-/** A lazily loaded web archive; the first `load()` reads the files, later calls share that result. */
+/** The content key: the index format and every file's name and hash, in path order. */
+export function contentKey(files: readonly ArchiveFile[]): string {
+  const lines = files.map((f) => `${f.name}\t${f.sha256}\n`).join('');
+  return sha256(`agent-api web archive index ${RECORD_INDEX_FORMAT}\n${lines}`).slice(0, 32);
+}
+
+/** The file-name prefix every index of the archive at `root` shares, whatever its content. */
+function namePrefix(root: string): string {
+  const resolved = resolve(root);
+  const name =
+    basename(resolved)
+      .toLowerCase()
+      .replace(/\.warc(\.gz)?$/, '')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'archive';
+  return `${name}-${sha256(resolved).slice(0, 12)}`;
+}
+
+/** A web archive indexed on disk on first use. */
 export function createWebArchive(options: WebArchiveOptions): WebArchive {
   const now = options.now ?? (() => performance.now());
-  let loading: Promise<ArchiveSnapshot> | null = null;
-  const read = async (): Promise<ArchiveSnapshot> => {
+  const indexDir = resolve(options.indexDir ?? defaultIndexDir());
+  let opening: Promise<ArchiveIndex> | null = null;
+  let abort = new AbortController();
+
+  const openIndex = async (signal: AbortSignal): Promise<ArchiveIndex> => {
     const started = now();
-    let loaded;
+    let files: ArchiveFile[];
     try {
-      loaded = await readArchiveRecords(options.path);
+      files = await describeFiles(options.path, indexDir);
     } catch (err) {
       throw new Error(`Cannot read the web archive at ${options.path}: ${(err as Error).message}`, { cause: err });
     }
-    return indexRecords(loaded.files, loaded.records, now() - started);
+    const key = contentKey(files);
+    const prefix = namePrefix(options.path);
+    const base = join(indexDir, `${prefix}-${key}`);
+    const indexPath = `${base}.records.sqlite`;
+    const { value: index, built } = await buildAndOpen(
+      indexPath,
+      (temp) => buildRecordIndex(temp, files, { key, signal }),
+      (path) => openRecordIndex(path, files, key),
+      { signal },
+    );
+    await removeStaleIndexes(indexDir, `${prefix}-`, (name) => name.startsWith(`${prefix}-${key}.`));
+    return {
+      ...index,
+      files: files.map((f) => f.path),
+      key,
+      indexPath,
+      built,
+      openMs: now() - started,
+      companionPath: (kind) => `${base}.${kind}.sqlite`,
+    };
   };
+
   return {
     path: options.path,
-    load() {
-      loading ??= read().catch((err: unknown) => {
-        // A failed load (missing file, unreadable folder) is tried again on the next use.
-        loading = null;
+    indexDir,
+    open() {
+      opening ??= openIndex(abort.signal).catch((err: unknown) => {
+        // A failed open (missing file, unreadable folder) is tried again on the next use.
+        opening = null;
         throw err;
       });
-      return loading;
+      return opening;
+    },
+    async close() {
+      const current = opening;
+      if (!current) return;
+      abort.abort(new Error('the web archive was closed'));
+      abort = new AbortController();
+      opening = null;
+      const index = await current.catch(() => null);
+      await index?.close();
     },
   };
 }

@@ -23,9 +23,12 @@ export function isTextMime(mime: string | null): boolean {
   );
 }
 
+/** The MIME types analysis treats as an HTML page. */
+export const HTML_MIMES: readonly string[] = ['text/html', 'application/xhtml+xml'];
+
 /** True for the MIME types analysis treats as an HTML page. */
 export function isHtmlMime(mime: string | null): boolean {
-  return mime === 'text/html' || mime === 'application/xhtml+xml';
+  return mime !== null && HTML_MIMES.includes(mime);
 }
 
 /** Removes HTTP/1.1 chunked framing; a payload that is not validly chunked comes back unchanged. */

@@ -1,12 +1,14 @@
 /**
  * The offline PageFetcher: answers from the web archive, and goes to the live (SSRF-safe) fetcher for a URL the
- * archive lacks only when not offline.
+ * archive lacks only when not offline. Lookups and redirects use the index; only the page answered has its body
+ * read from the WARC file.
  */
 import { FetchError } from '../../types.ts';
 import type { FetchOptions, FetchedPage, PageFetcher } from '../../types.ts';
 import type { WebArchive } from './archive.ts';
 import { decodeText, isTextMime } from './body.ts';
-import type { ArchivedRecord } from './reader.ts';
+import type { ArchivedEntry } from './record-index.ts';
+import type { ArchivedRecord } from './record.ts';
 import { isHttpUrl, normalizeArchiveUrl } from './url.ts';
 
 export interface ArchiveFetcherOptions {
@@ -44,7 +46,7 @@ export function pageFromRecord(record: ArchivedRecord, requestedUrl: string): Fe
 }
 
 /** The archived redirect target of a 3xx record, or null when it has none or it is not archived. */
-function redirectTarget(record: ArchivedRecord): string | null {
+function redirectTarget(record: ArchivedEntry): string | null {
   if (!REDIRECTS.has(record.status)) return null;
   const location = record.headers['location'];
   if (!location) return null;
@@ -65,22 +67,24 @@ export function createArchiveFetcher(options: ArchiveFetcherOptions): PageFetche
       if (key === null) throw new FetchError('invalid_url', url, 'The URL is not a valid absolute URL.');
       if (!isHttpUrl(key)) throw new FetchError('unsupported_scheme', url, 'Only http and https URLs can be fetched.');
 
-      const snapshot = await options.archive.load();
-      let record = snapshot.get(key);
+      const index = await options.archive.open();
+      let record = index.entry(key);
       if (!record) {
         if (!options.offline && options.fallback) return options.fallback.fetch(url, fetchOptions);
         throw new FetchError('not_archived', url, 'The URL is not in the web archive and live fetching is off.');
       }
       for (let hops = 0; maxRedirects > 0; hops++) {
         const target = redirectTarget(record);
-        const next = target === null ? undefined : snapshot.get(target);
+        const next = target === null ? undefined : index.entry(target);
         if (!next) break;
         if (hops === maxRedirects) {
           throw new FetchError('too_many_redirects', url, `More than ${maxRedirects} archived redirects.`);
         }
         record = next;
       }
-      return pageFromRecord(record, url);
+      const payload = await index.payload(record);
+      fetchOptions?.signal?.throwIfAborted();
+      return pageFromRecord({ ...record, payload }, url);
     },
   };
 }

@@ -1,8 +1,108 @@
 /**
- * BM25F over two fields (title, weighted, and main text) of the archive's HTML pages, with the best matching
- * sentence as snippet. Built once per archive load; a query touches only the postings of its terms.
+ * The in-memory web archive and BM25F index the server used before the on-disk SQLite FTS5 index: every record
+ * and its payload loaded, every page's terms and sentences held in memory, rebuilt at each start. Kept, unchanged
+ * in substance, for the archive benchmark to measure the FTS5 index against (bench/lib/archive-scale.ts).
  */
-import { createTermizer, sentences, terms } from './terms.ts';
+import { performance } from 'node:perf_hooks';
+import { decodeText, isHtmlMime } from '../../src/providers/web/archive/body.ts';
+import { fallbackExtractText } from '../../src/providers/web/archive/fallback-extract.ts';
+import type { ExtractText } from '../../src/providers/web/archive/fallback-extract.ts';
+import { readArchiveRecords } from '../../src/providers/web/archive/reader.ts';
+import type { ArchivedRecord } from '../../src/providers/web/archive/record.ts';
+import { clip, pairs } from '../../src/providers/web/archive/snippet.ts';
+import { createTermizer, sentences, terms } from '../../src/providers/web/archive/terms.ts';
+import { normalizeArchiveUrl } from '../../src/providers/web/archive/url.ts';
+
+/** A loaded archive. */
+export interface ArchiveSnapshot {
+  readonly files: readonly string[];
+  readonly size: number;
+  readonly loadMs: number;
+  get(url: string): ArchivedRecord | undefined;
+  records(): readonly ArchivedRecord[];
+}
+
+/** Fills in revisit records from the response they repeat; a revisit that resolves to nothing is dropped. */
+function resolveRevisits(records: ArchivedRecord[]): ArchivedRecord[] {
+  const byDigest = new Map<string, ArchivedRecord>();
+  const byUrl = new Map<string, ArchivedRecord>();
+  for (const r of records) {
+    if (r.warcType === 'revisit') continue;
+    if (r.payloadDigest) byDigest.set(r.payloadDigest, r);
+    byUrl.set(r.url, r);
+  }
+  const out: ArchivedRecord[] = [];
+  for (const r of records) {
+    if (r.warcType !== 'revisit') {
+      out.push(r);
+      continue;
+    }
+    const refersTo = r.refersTo ? normalizeArchiveUrl(r.refersTo) : null;
+    const original =
+      (r.payloadDigest ? byDigest.get(r.payloadDigest) : undefined) ?? (refersTo ? byUrl.get(refersTo) : undefined);
+    if (!original) continue;
+    const ownHeaders = Object.keys(r.headers).length > 0;
+    out.push({
+      ...r,
+      status: ownHeaders ? r.status : original.status,
+      statusText: ownHeaders ? r.statusText : original.statusText,
+      headers: ownHeaders ? r.headers : original.headers,
+      contentType: ownHeaders ? r.contentType : original.contentType,
+      payload: original.payload,
+    });
+  }
+  return out;
+}
+
+/** Builds the snapshot's URL table from records in read order. */
+function indexRecords(files: readonly string[], records: ArchivedRecord[], loadMs: number): ArchiveSnapshot {
+  const byUrl = new Map<string, ArchivedRecord>();
+  for (const record of resolveRevisits(records)) {
+    const current = byUrl.get(record.url);
+    if (!current || record.date >= current.date) byUrl.set(record.url, record);
+  }
+  const sorted = [...byUrl.values()].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+  return {
+    files,
+    size: byUrl.size,
+    loadMs,
+    get(url: string) {
+      const key = normalizeArchiveUrl(url);
+      return key === null ? undefined : byUrl.get(key);
+    },
+    records: () => sorted,
+  };
+}
+
+/** Reads every record of the archive at `path` into memory. */
+export async function loadMemoryArchive(path: string): Promise<ArchiveSnapshot> {
+  const started = performance.now();
+  const loaded = await readArchiveRecords(path);
+  return indexRecords(loaded.files, loaded.records, performance.now() - started);
+}
+
+/** The searchable documents of an archive: HTML records with status 200, in URL order. */
+export function archiveDocuments(snapshot: ArchiveSnapshot, extractText: ExtractText): IndexedDoc[] {
+  const docs: IndexedDoc[] = [];
+  for (const record of snapshot.records()) {
+    if (record.status !== 200 || !isHtmlMime(record.contentType)) continue;
+    const html = decodeText(record.payload, record.headers['content-type'] ?? null, record.contentType).text;
+    let extracted: { title: string; text: string };
+    try {
+      extracted = extractText(html, record.url);
+    } catch {
+      extracted = fallbackExtractText(html, record.url);
+    }
+    docs.push({ url: record.url, title: extracted.title.trim() || record.url, text: extracted.text });
+  }
+  return docs;
+}
+
+/** The city-level part of a location, as the archive search boosts it. */
+export function locationTerms(location: string | undefined): string[] {
+  const city = terms(location?.split(',')[0] ?? '');
+  return [...city, ...pairs(city)];
+}
 
 export interface IndexedDoc {
   url: string;
@@ -58,37 +158,10 @@ export interface Bm25Index {
   query(query: string, options: QueryOptions): Bm25Hit[];
 }
 
-const SNIPPET_MAX = 200;
-
 function count(list: string[]): Map<string, number> {
   const m = new Map<string, number>();
   for (const t of list) m.set(t, (m.get(t) ?? 0) + 1);
   return m;
-}
-
-/** Adjacent term pairs, keyed with a space (no single term contains one). */
-export function pairs(list: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 1; i < list.length; i++) out.push(`${list[i - 1]} ${list[i]}`);
-  return out;
-}
-
-/** Cuts a sentence to at most 200 characters at a word boundary, around its first query term when that is late. */
-export function clip(sentence: string, anchor: number): string {
-  if (sentence.length <= SNIPPET_MAX) return sentence;
-  let start = 0;
-  if (anchor > SNIPPET_MAX - 60) {
-    start = sentence.lastIndexOf(' ', Math.max(0, anchor - 40)) + 1;
-  }
-  const prefix = start > 0 ? '…' : '';
-  const room = SNIPPET_MAX - prefix.length - 1;
-  let piece = sentence.slice(start, start + room + 1);
-  if (start + room < sentence.length) {
-    const cut = piece.lastIndexOf(' ', room);
-    piece = piece.slice(0, cut > room / 2 ? cut : room).trimEnd();
-    return `${prefix}${piece}…`;
-  }
-  return `${prefix}${piece}`.slice(0, SNIPPET_MAX);
 }
 
 /** Builds the index; documents are taken in the order given (ties in ranking go by URL, not by this order). */
