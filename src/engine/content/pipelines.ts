@@ -94,6 +94,23 @@ export type OptimizePass =
   | { revised: false; score: number | null; attempted?: boolean }
   | { revised: true; draft: Draft; scoreBefore: number; score: number };
 
+/**
+ * Why the optimization passes stopped: `target_reached` when a pass found the draft at or above the target score,
+ * `no_improvement` when a revision did not raise the score (or there was nothing to score against), `pass_cap` when
+ * every allowed pass raised the score and it is still below the target.
+ */
+export function stopReason(
+  passes: readonly (OptimizePass | undefined)[],
+): 'target_reached' | 'no_improvement' | 'pass_cap' {
+  for (const p of passes) {
+    if (!p || p.revised) continue;
+    if (p.attempted || p.score === null) return 'no_improvement';
+    return 'target_reached';
+  }
+  const last = passes[passes.length - 1];
+  return last?.revised && last.score >= TARGET_SCORE ? 'target_reached' : 'pass_cap';
+}
+
 /** The review the finalize step writes to the artifacts. */
 export type Review = Record<string, unknown>;
 
@@ -339,9 +356,8 @@ function contentParts(engine: Engine) {
         check.draft.markdown.replace(/\[\d+\]/g, ''),
         job.request.language.split('-')[0]!.toLowerCase(),
       );
-      const passes = Array.from({ length: OPTIMIZE_PASS_CAP }, (_, i) => ctx.checkpoint[`optimize_${i + 1}`]).filter(
-        (p) => p?.revised,
-      ).length;
+      const outputs = Array.from({ length: OPTIMIZE_PASS_CAP }, (_, i) => ctx.checkpoint[`optimize_${i + 1}`]);
+      const passes = outputs.filter((p) => p?.revised).length;
       return {
         word_count: check.draft.wordCount,
         word_count_target: job.request.wordCountTarget,
@@ -351,6 +367,7 @@ function contentParts(engine: Engine) {
         score_after: final?.rankabilityScore ?? null,
         target_score: TARGET_SCORE,
         optimize_passes: passes,
+        stop_reason: stopReason(outputs),
         readability: {
           flesch_reading_ease: stats.fleschReadingEase === null ? null : Math.round(stats.fleschReadingEase * 10) / 10,
           average_sentence_words: Math.round(stats.avgSentenceWords * 10) / 10,
