@@ -19,6 +19,8 @@ import {
   type ErrorBody,
   type Optimization,
   type World,
+  expectSameError,
+  tool,
 } from './helpers/harness.ts';
 import { KEYWORD } from './helpers/web.ts';
 
@@ -42,24 +44,6 @@ const body = (extra: Record<string, unknown> = {}) => ({
   keyword: KEYWORD,
   ...extra,
 });
-
-type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown> };
-
-/** One MCP tool call on a fresh session of `key`. */
-async function tool(key: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  const c = await mcpClient(w.t, key);
-  try {
-    return (await c.client.callTool({ name, arguments: args })) as ToolResult;
-  } finally {
-    await c.close();
-  }
-}
-
-/** The REST error body and the MCP one are the same object. */
-function expectSameError(mcp: ToolResult, rest: { body: unknown }): void {
-  expect(mcp.isError).toBe(true);
-  expect(structured(mcp)).toEqual(rest.body);
-}
 
 describe('start_optimization: POST /optimize', () => {
   it('answers 202 with the queued record (REST) and the same record shape over MCP', async () => {
@@ -95,7 +79,7 @@ describe('start_optimization: POST /optimize', () => {
       operation: 'optimize_page',
     });
 
-    const m = await tool(key, 'start_optimization', { ...body({ language: 'en-GB' }), idempotency_key: idem() });
+    const m = await tool(w.t, key, 'start_optimization', { ...body({ language: 'en-GB' }), idempotency_key: idem() });
     expect(m.isError).toBeFalsy();
     const mo = structured<Optimization>(m);
     expect(mo.optimization_id).toMatch(OPT_ID);
@@ -116,7 +100,7 @@ describe('start_optimization: POST /optimize', () => {
     const r = await postOptimize(w.t, key, body());
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('idempotency_key_required');
-    expectSameError(await tool(key, 'start_optimization', body()), r);
+    expectSameError(await tool(w.t, key, 'start_optimization', body()), r);
     expect(await footprint(w.t, orgId)).toMatchObject({ optimizations: 0, reservations: 0, runs: 0, keys: 0 });
   });
 
@@ -148,7 +132,7 @@ describe('start_optimization: POST /optimize', () => {
       const fields = r.body.error.details!.fields as { path: string; message: string }[];
       expect(fields.map((f) => f.path)).toContain(field);
       expect(r.body.error.message).toContain(field);
-      expectSameError(await tool(key, 'start_optimization', { ...input, idempotency_key: idem() }), r);
+      expectSameError(await tool(w.t, key, 'start_optimization', { ...input, idempotency_key: idem() }), r);
       expect(await footprint(w.t, orgId)).toMatchObject({ optimizations: 0, reservations: 0, runs: 0, keys: 0 });
     });
   }
@@ -221,7 +205,7 @@ describe('start_optimization: POST /optimize', () => {
     const denied = await postOptimize(w.t, reporter, body(), idem());
     expect(denied.status).toBe(403);
     expect(denied.body.error).toMatchObject({ code: 'forbidden', details: { required_scope: 'optimize:run' } });
-    expectSameError(await tool(reporter, 'start_optimization', { ...body(), idempotency_key: idem() }), denied);
+    expectSameError(await tool(w.t, reporter, 'start_optimization', { ...body(), idempotency_key: idem() }), denied);
     const readerStart = await postOptimize(w.t, reader, body(), idem());
     expect(readerStart.status).toBe(403);
     expect(readerStart.body.error).toMatchObject({ code: 'forbidden', details: { required_scope: 'optimize:run' } });
@@ -229,11 +213,11 @@ describe('start_optimization: POST /optimize', () => {
     const list = await listOptimizations(w.t, reporter);
     expect(list.status).toBe(403);
     expect(list.body.error).toMatchObject({ code: 'forbidden', details: { required_scope: 'optimize:read' } });
-    expectSameError(await tool(reporter, 'list_optimizations', {}), list);
+    expectSameError(await tool(w.t, reporter, 'list_optimizations', {}), list);
     const one = await getOptimization(w.t, reporter, existing.optimization_id);
     expect(one.status).toBe(403);
     expect(one.body.error).toMatchObject({ code: 'forbidden', details: { required_scope: 'optimize:read' } });
-    expectSameError(await tool(reporter, 'get_optimization', { optimization_id: existing.optimization_id }), one);
+    expectSameError(await tool(w.t, reporter, 'get_optimization', { optimization_id: existing.optimization_id }), one);
 
     for (const k of [reader, runner]) {
       expect((await getOptimization(w.t, k, existing.optimization_id, { view: 'status' })).status).toBe(200);
@@ -258,14 +242,14 @@ describe('start_optimization: POST /optimize', () => {
     const r = await postOptimize(w.t, key, body(), idem());
     expect(r.status).toBe(403);
     expect(r.body.error.code).toBe('plan_required');
-    expectSameError(await tool(key, 'start_optimization', { ...body(), idempotency_key: idem() }), r);
+    expectSameError(await tool(w.t, key, 'start_optimization', { ...body(), idempotency_key: idem() }), r);
     const got = await getOptimization(w.t, key, existing.optimization_id, { view: 'summary' });
     expect(got.status).toBe(200);
     expect(got.body.status).toBe('complete');
     const list = await listOptimizations(w.t, key);
     expect(list.status).toBe(200);
     expect(list.body.data.map((o) => o.optimization_id)).toEqual([existing.optimization_id]);
-    const viaMcp = await tool(key, 'get_optimization', { optimization_id: existing.optimization_id });
+    const viaMcp = await tool(w.t, key, 'get_optimization', { optimization_id: existing.optimization_id });
     expect(viaMcp.isError).toBeFalsy();
     expect(await footprint(w.t, orgId)).toMatchObject({
       optimizations: before.optimizations,
@@ -286,7 +270,7 @@ describe('start_optimization: POST /optimize', () => {
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual(r.body);
     expectSameError(
-      await tool(a.key, 'start_optimization', { ...body({ client_id: b.clientId }), idempotency_key: idem() }),
+      await tool(w.t, a.key, 'start_optimization', { ...body({ client_id: b.clientId }), idempotency_key: idem() }),
       r,
     );
     expect(await footprint(w.t, a.orgId)).toMatchObject({ optimizations: 0, reservations: 0, runs: 0, keys: 0 });
@@ -315,7 +299,7 @@ describe('start_optimization: POST /optimize', () => {
     expect(foreign.body).toEqual(missing.body);
     expect(garbage.body).toEqual(missing.body);
     expect(foreign.headers.get('x-request-id')).not.toBe(missing.headers.get('x-request-id'));
-    expectSameError(await tool(a.key, 'get_optimization', { optimization_id: theirs.optimization_id }), foreign);
+    expectSameError(await tool(w.t, a.key, 'get_optimization', { optimization_id: theirs.optimization_id }), foreign);
     expect((await getOptimization(w.t, b.key, theirs.optimization_id)).status).toBe(200);
     await drain(w.t);
   });
@@ -328,7 +312,7 @@ describe('start_optimization: POST /optimize', () => {
     const r = await postOptimize(w.t, key, body({ keyword: 'emergency plumber cost' }), k);
     expect(r.status).toBe(422);
     expect(r.body.error.code).toBe('idempotency_key_reused');
-    expectSameError(await tool(key, 'start_optimization', { ...body({ language: 'de' }), idempotency_key: k }), r);
+    expectSameError(await tool(w.t, key, 'start_optimization', { ...body({ language: 'de' }), idempotency_key: k }), r);
     const after = await footprint(w.t, orgId);
     expect(after).toMatchObject({
       optimizations: before.optimizations,
@@ -360,7 +344,7 @@ describe('start_optimization: POST /optimize', () => {
       const recovers = first + DAY;
       expect(r.body.error.details).toMatchObject({ window: '24h', recovers_at: iso(recovers) });
       expect(Number(r.headers.get('retry-after'))).toBe(Math.ceil((recovers - w.t.clock.now()) / 1000));
-      expectSameError(await tool(key, 'start_optimization', { ...missing, idempotency_key: idem() }), r);
+      expectSameError(await tool(w.t, key, 'start_optimization', { ...missing, idempotency_key: idem() }), r);
       expect(await footprint(w.t, orgId)).toMatchObject({ optimizations: 25, reservations: 25, runs: 25, keys: 25 });
 
       w.t.clock.set(recovers - 1);
@@ -418,7 +402,7 @@ describe('reads: limits and query validation', () => {
       expect(r.status, `${name} ${field}`).toBe(400);
       expect(r.body.error.code).toBe('validation_error');
       expect((r.body.error.details!.fields as { path: string }[]).map((f) => f.path)).toContain(field);
-      expectSameError(await tool(key, name, args), r);
+      expectSameError(await tool(w.t, key, name, args), r);
     }
     const unknownQuery = await listOptimizations(w.t, key, { sort: 'oldest' });
     expect(unknownQuery.status).toBe(400);

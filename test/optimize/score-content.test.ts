@@ -14,6 +14,8 @@ import {
   type Optimization,
   type OptimizationResult,
   type World,
+  expectSameError,
+  tool,
 } from './helpers/harness.ts';
 import { KEYWORD } from './helpers/web.ts';
 import { partialSpec } from './helpers/pages.ts';
@@ -34,7 +36,6 @@ type Scored = Pick<
   | 'competitorCount'
   | 'scoringVersion'
 > & { optimization_id: string };
-type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown> };
 
 const FIELDS = [
   'categoryScores',
@@ -73,22 +74,6 @@ function score(body: Record<string, unknown>, id = run.optimization_id, k = key)
   return call<Scored & ErrorBody>(w.t, 'POST', `/optimizations/${id}/score`, { key: k, body });
 }
 
-/** One MCP tool call on a fresh session of `k`. */
-async function tool(k: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  const c = await mcpClient(w.t, k);
-  try {
-    return (await c.client.callTool({ name, arguments: args })) as ToolResult;
-  } finally {
-    await c.close();
-  }
-}
-
-/** The REST error body and the MCP one are the same object. */
-function expectSameError(mcp: ToolResult, rest: { body: unknown }): void {
-  expect(mcp.isError).toBe(true);
-  expect(structured(mcp)).toEqual(rest.body);
-}
-
 const detail = (s: Scored, id: string) => s.scoreDetails.find((d) => d.id === id)!;
 
 describe('scoring drafts', () => {
@@ -108,7 +93,7 @@ describe('scoring drafts', () => {
     expect(rest.body.scoreDetails).toEqual(r.scoreDetails);
     expect(rest.body.recommendations).toEqual(r.recommendations);
     expect(rest.body.entities).toEqual(r.entities);
-    const mcp = await tool(key, 'score_content', {
+    const mcp = await tool(w.t, key, 'score_content', {
       optimization_id: run.optimization_id,
       content: html,
       format: 'html',
@@ -219,7 +204,11 @@ describe('errors', () => {
     expect(unknown.status).toBe(404);
     expect(theirs.body).toEqual(unknown.body);
     expectSameError(
-      await tool(other.key, 'score_content', { optimization_id: run.optimization_id, content: 'x', format: 'text' }),
+      await tool(w.t, other.key, 'score_content', {
+        optimization_id: run.optimization_id,
+        content: 'x',
+        format: 'text',
+      }),
       theirs,
     );
   });
@@ -232,7 +221,11 @@ describe('errors', () => {
       expect(r.status).toBe(409);
       expect(r.body.error).toMatchObject({ code: 'invalid_state', details: { status: 'queued' } });
       expectSameError(
-        await tool(key, 'score_content', { optimization_id: queued.optimization_id, content: 'x', format: 'text' }),
+        await tool(w.t, key, 'score_content', {
+          optimization_id: queued.optimization_id,
+          content: 'x',
+          format: 'text',
+        }),
         r,
       );
     } finally {
@@ -273,7 +266,7 @@ describe('errors', () => {
       expect(r.body.error.code).toBe('validation_error');
       const fields = r.body.error.details!.fields as { path: string }[];
       expect(fields.map((f) => f.path)).toEqual([field]);
-      expectSameError(await tool(key, 'score_content', { optimization_id: run.optimization_id, ...body }), r);
+      expectSameError(await tool(w.t, key, 'score_content', { optimization_id: run.optimization_id, ...body }), r);
     }
   });
 
@@ -291,7 +284,7 @@ describe('errors', () => {
     expect(r.status).toBe(403);
     expect(r.body.error).toMatchObject({ code: 'forbidden', details: { required_scope: 'optimize:run' } });
     expectSameError(
-      await tool(reader, 'score_content', { optimization_id: run.optimization_id, content: 'x', format: 'text' }),
+      await tool(w.t, reader, 'score_content', { optimization_id: run.optimization_id, content: 'x', format: 'text' }),
       r,
     );
   });
@@ -306,7 +299,7 @@ describe('side effects and discovery', () => {
     const rows = await w.t.db.selectFrom('usage_ledger').select('id').where('org_id', '=', orgId).execute();
     for (const format of ['html', 'markdown', 'text'] as const)
       expect((await score({ content: html, format })).status).toBe(200);
-    const mcp = await tool(key, 'score_content', {
+    const mcp = await tool(w.t, key, 'score_content', {
       optimization_id: run.optimization_id,
       content: html,
       format: 'html',

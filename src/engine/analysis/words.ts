@@ -66,3 +66,14 @@ export function contentStems(text: string, language: string): string[] {
   for (const t of tokenize(text, language)) if (!t.stop && !seen.has(t.stem)) seen.add(t.stem);
   return [...seen];
 }
+
+/** True when `needle` occurs as a contiguous run of `haystack` (word sequences). */
+export function runIn(haystack: readonly string[], needle: readonly string[]): boolean {
+  if (needle.length === 0 || needle.length > haystack.length) return false;
+  for (let i = 0; i + needle.length <= haystack.length; i += 1) {
+    let k = 0;
+    while (k < needle.length && haystack[i + k] === needle[k]) k += 1;
+    if (k === needle.length) return true;
+  }
+  return false;
+}

@@ -1,8 +1,8 @@
 import type { Analysis } from '../analysis/analysis.ts';
 import type { AnalyzedPage } from '../analysis/score/types.ts';
 import type { Brief, ClientContext, ContentRequest, Draft } from './types.ts';
+import { escapeHtml as esc } from '../html.ts';
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const CITATION = /\s*\[\d+(?:\s*,\s*\d+)*\]/g;
 const SOURCES_HEADING = /^##\s+(sources|references)\s*$/i;
 

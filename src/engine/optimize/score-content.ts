@@ -9,6 +9,7 @@ import type { ReadDb } from '../../store/db.ts';
 import { getScoringModel } from '../../store/repos/optimizations.ts';
 import { SCORING_VERSION, scoreAgainstModel, type CompetitorModel } from '../analysis/score/index.ts';
 import type { EngineServices } from '../engine.ts';
+import { escapeHtml as esc } from '../html.ts';
 
 export type ContentFormat = 'html' | 'markdown' | 'text';
 
@@ -18,8 +19,6 @@ export interface ScoreContentInput {
   title?: string;
   meta_description?: string;
 }
-
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 // One parser per process with the defaults (GitHub-flavoured markdown); raw HTML in markdown stays HTML, which is what
 // the extractor reads. The page is only measured, never shown, so nothing here reaches a browser.

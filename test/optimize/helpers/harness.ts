@@ -5,7 +5,8 @@ import {
   type TestAppOptions,
   type TestResponse,
 } from '../../helpers/app.ts';
-import { connectHttpClient } from '../../helpers/mcp.ts';
+import { expect } from 'vitest';
+import { connectHttpClient, structured } from '../../helpers/mcp.ts';
 import { startCanary, type Canary } from '../../helpers/canary.ts';
 import { startLoopbackSerp, startLoopbackWeb, type LoopbackSerp, type LoopbackWeb } from './web.ts';
 
@@ -287,3 +288,21 @@ export async function footprint(t: TestApp, orgId: string) {
 }
 
 export type { TestResponse };
+
+export type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown> };
+
+/** One MCP tool call on a fresh session of `key`. */
+export async function tool(t: TestApp, key: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+  const c = await mcpClient(t, key);
+  try {
+    return (await c.client.callTool({ name, arguments: args })) as ToolResult;
+  } finally {
+    await c.close();
+  }
+}
+
+/** The REST error body and the MCP one are the same object. */
+export function expectSameError(mcp: ToolResult, rest: { body: unknown }): void {
+  expect(mcp.isError).toBe(true);
+  expect(structured(mcp)).toEqual(rest.body);
+}

@@ -118,18 +118,6 @@ describe('archive search on the sample archive', () => {
     expect(new Set(local.results.map((r) => r.url))).toEqual(new Set(plain.results.map((r) => r.url)));
   });
 
-  it('answers a query in well under 2 ms once the index is built', async () => {
-    await search.warm();
-    const queries = ['emergency plumber', 'best espresso machine under 500', 'sourdough starter', 'heat pump cost'];
-    // One pass first: compiled code and the database pages read once, as in a running server.
-    for (const q of queries) await search.search(q, { platform: 'organic' });
-    const started = performance.now();
-    for (let i = 0; i < 50; i++) for (const q of queries) await search.search(q, { platform: 'organic' });
-    const perQuery = (performance.now() - started) / 200;
-    // Measured at about 1 ms (SQLite FTS5 on disk, snippets included); the bound leaves room for a loaded CI machine.
-    expect(perQuery).toBeLessThan(10);
-  });
-
   it('rejects platforms other than organic', async () => {
     await expect(search.search('x', { platform: 'youtube_search' })).rejects.toBeInstanceOf(ProviderError);
   });

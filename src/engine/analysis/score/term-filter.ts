@@ -15,7 +15,7 @@
 import { brandLabel, createBrandMatcher } from '../brands.ts';
 import { primaryLanguage } from '../terms/document.ts';
 import type { EntityStat, TermStat } from '../terms/types.ts';
-import { tokenize } from '../words.ts';
+import { runIn, tokenize } from '../words.ts';
 
 export interface SiteFacts {
   /** The competitor page's host name. */
@@ -89,16 +89,6 @@ function siteIdentity(sites: readonly SiteFacts[]) {
     distinctSites: (docs: readonly number[]) => new Set(docs.map(site)).size,
     total: new Set(sites.map((_, i) => site(i))).size,
   };
-}
-
-function runIn(haystack: readonly string[], needle: readonly string[]): boolean {
-  if (needle.length === 0 || needle.length > haystack.length) return false;
-  for (let i = 0; i + needle.length <= haystack.length; i += 1) {
-    let k = 0;
-    while (k < needle.length && haystack[i + k] === needle[k]) k += 1;
-    if (k === needle.length) return true;
-  }
-  return false;
 }
 
 /** The terms and entities that may be recommended, in their original order (see the module comment). */

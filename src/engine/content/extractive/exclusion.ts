@@ -5,6 +5,7 @@
  */
 import type { TermAnalyzer } from '../../analysis/terms/types.ts';
 import { tokenize } from './text.ts';
+import { runIn } from '../../analysis/words.ts';
 import { brandLabel, createBrandMatcher } from '../../analysis/brands.ts';
 
 export { brandLabel, createBrandMatcher };
@@ -18,15 +19,7 @@ export interface Matcher {
 }
 
 function runs(phrases: readonly string[][], tokens: readonly string[]): boolean {
-  for (const p of phrases) {
-    if (p.length === 0 || p.length > tokens.length) continue;
-    for (let i = 0; i + p.length <= tokens.length; i += 1) {
-      let k = 0;
-      while (k < p.length && tokens[i + k] === p[k]) k += 1;
-      if (k === p.length) return true;
-    }
-  }
-  return false;
+  return phrases.some((p) => runIn(tokens, p));
 }
 
 /** A matcher over stem sequences; `lemmas` adds the analyzer's lemma form of each topic. */
