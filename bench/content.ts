@@ -1,7 +1,7 @@
 /**
- * `npm run bench -- content [extractive] [llm] [--jobs N] [--writer-concurrency C] [--latency MS]` (issue 5): jobs/s
- * of auto content jobs, N (default 50) started at once on the sample archive (offline research), first accept to
- * last complete, with
+ * `npm run bench -- content [extractive] [llm] [quality] [--jobs N] [--writer-concurrency C] [--latency MS]`
+ * (issue 5): jobs/s of auto content jobs, N (default 50) started at once on the sample archive (offline research),
+ * first accept to last complete, with
  *  1. the offline extractive writer (no writer limit: the app's CPU is the ceiling, shown as CPU per job and CPU
  *     utilisation next to the share of a core a busy thread gets on this machine right now), and
  *  2. an OpenAI-compatible loopback writer (bench/lib/content-fake-llm.ts) answering after 200 ms: throughput as a
@@ -9,16 +9,25 @@
  *     (goal: at least 0.8), plus the fake's average calls in flight over C.
  * The app runs as a child process (bench/lib/app-server.ts, default runner concurrency) so the fake writer and the
  * HTTP clients in this process do not share its event loop, and its CPU time is read from /proc.
+ *
+ * `quality` (after the throughput phases, on its own app, so it changes none of their figures): one auto job per demo
+ * topic of the sample archive with the offline writer (bench/lib/content-quality.ts), and a table of draft words,
+ * the share of the draft's sentence words from its largest single source page, planted-boilerplate sentences
+ * (bench/lib/boilerplate-detector.ts, goal 0), repeated sentences (goal 0) and the size of the default
+ * GET artifacts answer.
  */
 import { cpus } from 'node:os';
+import { splitSentences } from '../src/engine/analysis/sentences.ts';
 import { tempDir } from '../test/helpers/temp.ts';
 import { table } from './lib/harness.ts';
 import { startFakeLlm, type FakeLlm } from './lib/content-fake-llm.ts';
+import { QUALITY_TOPICS, runQuality, type QualityRow } from './lib/content-quality.ts';
 import { ARCHIVE_PAIRS } from './lib/optimize-archive.ts';
 import {
   cpuShare,
   followUntil,
   loadLine,
+  median,
   restClient,
   seedTenant,
   spawnApp,
@@ -150,6 +159,98 @@ async function prepare(label: string, jobs: number, env: Record<string, string>,
 const f0 = (n: number) => n.toFixed(0);
 const f2 = (n: number) => n.toFixed(2);
 
+/** A quality job gets this long; one still running is reported as unfinished. */
+const QUALITY_MS = 240_000;
+
+/** The quality phase: its own seeded app with the offline writer, one job per demo topic, and its table. */
+async function quality(): Promise<{ text: string; notes: string[] }> {
+  const t0 = performance.now();
+  const tmp = tempDir('agent-api-bench-quality-');
+  const tenant = await seedTenant(tmp.dbPath, QUALITY_TOPICS.length);
+  const app = await spawnApp({
+    AGENT_API_DB: tmp.dbPath,
+    SERP_PROVIDER: 'archive',
+    AGENT_API_OFFLINE: '1',
+    LLM_PROVIDER: 'extractive',
+  });
+  const rest = restClient(app.port);
+  let rows: QualityRow[];
+  try {
+    rows = await runQuality({
+      rest,
+      port: app.port,
+      tenant,
+      topics: QUALITY_TOPICS,
+      deadlineMs: QUALITY_MS,
+      split: (text) => splitSentences(text, 'en'),
+    });
+  } finally {
+    await rest.close();
+    await app.stop();
+    tmp.cleanup();
+  }
+  const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(0)}%`);
+  const body = rows.map((r) => [
+    r.topic,
+    r.contract === 'commercial_service' ? 'service' : 'article',
+    r.error ? `${r.status}: ${r.error}` : r.status,
+    r.words === null ? '-' : String(r.words),
+    r.sentences ? String(r.sentences) : '-',
+    r.topShare === null ? '-' : `${pct(r.topShare)} ${r.topSource}`,
+    pct(r.topQuotedShare),
+    r.status === 'completed' ? String(r.boilerplate) : '-',
+    r.status === 'completed' ? String(r.duplicates) : '-',
+    r.defaultBytes === null ? '-' : String(r.defaultBytes),
+  ]);
+  const done = rows.filter((r) => r.status === 'completed');
+  const shares = done.map((r) => r.topShare).filter((x): x is number => x !== null);
+  const quoted = done.map((r) => r.topQuotedShare).filter((x): x is number => x !== null);
+  const bytes = rows.map((r) => r.defaultBytes).filter((x): x is number => x !== null);
+  const hits = done.reduce((n, r) => n + r.boilerplate, 0);
+  const dups = done.reduce((n, r) => n + r.duplicates, 0);
+  body.push([
+    `summary (${done.length}/${rows.length} completed)`,
+    '',
+    rows.length - done.length ? `${rows.length - done.length} not completed` : 'all completed',
+    done.length ? `median ${median(done.map((r) => r.words ?? 0))}` : '-',
+    '',
+    shares.length ? `max ${pct(Math.max(...shares))}` : '-',
+    quoted.length ? `max ${pct(Math.max(...quoted))}` : '-',
+    `${hits} (goal 0)`,
+    `${dups} (goal 0)`,
+    bytes.length ? `max ${Math.max(...bytes)}` : '-',
+  ]);
+  const kinds: Record<string, number> = {};
+  for (const r of done) for (const [k, n] of Object.entries(r.boilerplateKinds)) kinds[k] = (kinds[k] ?? 0) + n;
+  const from = [...new Set(done.map((r) => r.sentenceSource))].join(', ');
+  const notes = [
+    `quality: sentences read from ${from || 'nothing'}; top page share = words of the draft's sentences citing its largest source page / the draft's words (the writer's 30% cap); of quoted = the same words / words of its quoted sentences`,
+    `quality: boilerplate sentences by kind: ${
+      Object.entries(kinds)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ') || 'none'
+    }`,
+    ...done.flatMap((r) => r.boilerplateExamples.map((e) => `  ${r.topic}: ${e}`)),
+    `quality phase ${f2((performance.now() - t0) / 1000)} s`,
+  ];
+  const text = table(
+    [
+      'topic',
+      'contract',
+      'status',
+      'words',
+      'sentences',
+      'top page share',
+      'of quoted',
+      'boilerplate',
+      'duplicates',
+      'default bytes',
+    ],
+    body,
+  );
+  return { text, notes };
+}
+
 export async function run(args: string[]): Promise<void> {
   const opt = (name: string, def: number) => {
     const i = args.indexOf(name);
@@ -190,7 +291,7 @@ export async function run(args: string[]): Promise<void> {
     fake ? prepare('llm', jobs, llmEnv, fake) : null,
   ] as const);
   const [extractive, llm] = settled.map((r) => (r.status === 'fulfilled' ? r.value : null));
-  notes.push(`setup ${f2((performance.now() - t0) / 1000)} s`);
+  if (extractive || llm) notes.push(`setup ${f2((performance.now() - t0) / 1000)} s`);
   try {
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
@@ -292,7 +393,13 @@ export async function run(args: string[]): Promise<void> {
     await llm?.close();
     await fake?.close();
   }
+  // After the throughput phases and on its own app: it changes none of their figures.
+  const q = want('quality')
+    ? await quality().catch((err: unknown) => ({ text: '', notes: [`quality phase failed: ${String(err)}`] }))
+    : null;
+  if (q) notes.push(...q.notes);
   notes.push(`after: ${loadLine(cpus().length)}; total ${f2((performance.now() - began) / 1000)} s`);
-  process.stdout.write(table(['measure', 'value', 'baseline', 'ratio', 'goal', 'verdict'], rows));
+  if (rows.length) process.stdout.write(table(['measure', 'value', 'baseline', 'ratio', 'goal', 'verdict'], rows));
+  if (q) process.stdout.write(`${rows.length ? '\n' : ''}${q.text}`);
   process.stdout.write(`${notes.join('\n')}\n`);
 }

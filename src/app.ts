@@ -340,6 +340,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     const closed = new Promise<void>((resolve) => s.close(() => resolve()));
     Reflect.deleteProperty(s, 'closeIdleConnections');
     if (graceMs > 0) await delay(Math.min(SHUTDOWN_SETTLE_MS, graceMs));
+    // A starved process runs expired timers before it reads its sockets: let one poll phase read the requests that
+    // arrived meanwhile (setImmediate runs after it) before deciding which connections are idle.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     s.closeIdleConnections();
     // Connections whose answer was already under way when the stop began stay open after it: close them once idle.
     const idle = setInterval(() => s.closeIdleConnections(), DRAIN_TICK_MS * 5);

@@ -208,6 +208,8 @@ export interface ContentJobsTable {
   optimize_passes: number;
   optimize_pass_cap: number;
   error: string | null;
+  /** Why it failed, machine-readable, when the failing step said (`insufficient_research`). */
+  error_code: string | null;
   created_at: number;
   started_at: number | null;
   completed_at: number | null;

@@ -48,6 +48,26 @@ export interface WriteContext extends CallContext {
 /** The context of a handler: a write context unless the operation is read-only. */
 export type HandlerContext<R extends boolean> = R extends true ? ReadContext : WriteContext;
 
+/**
+ * A document answered instead of JSON: its media type (with charset, as sent in Content-Type) and its text.
+ */
+export interface RenderedDocument {
+  mediaType: string;
+  text: string;
+}
+
+/**
+ * An operation's answers besides JSON. The handler still answers the JSON body (validated, replayed and typed by
+ * `output` as usual); `document` turns a body into the document it stands for, or null when the body is plain JSON.
+ * REST sends the document as the response body with its media type; MCP sends it as the tool result's text content
+ * and keeps the JSON body as structured content.
+ */
+export interface RenderSpec<B> {
+  /** The media types `document` can answer (documented in OpenAPI next to application/json). */
+  mediaTypes: readonly string[];
+  document(body: B): RenderedDocument | null;
+}
+
 /** A handler answers its body, or a status and body when the status differs from the route's default. */
 export type HandlerResult<O> = O | { status: number; body: O; resourceId?: string | null };
 
@@ -87,6 +107,8 @@ export interface OperationDef<
    * follows it (the resource's durable run is the task's work).
    */
   task?: { kind: 'optimization' | 'content_job' | 'autopilot'; idOf(body: z.input<O>): string };
+  /** Answers other than JSON, chosen by the input (e.g. `format=markdown`) and carried in the body (optional). */
+  render?: RenderSpec<z.input<O>>;
 }
 
 /** Declares an operation; the identity function gives type inference between schemas and handler. */

@@ -62,10 +62,14 @@ export function buildOpenApi(operations: readonly AnyOperation[], version: strin
       });
     }
     const errors = [...new Set([...COMMON_ERRORS, ...op.errors])];
+    // Documents an operation renders (define.ts `render`) are further media types of the success answer.
+    const documents = Object.fromEntries(
+      (op.render?.mediaTypes ?? []).map((type) => [type, { schema: { type: 'string' } }]),
+    );
     const responses: Record<string, unknown> = {
       [String(op.http.status)]: {
         description: 'Success',
-        content: { 'application/json': { schema: schemaOf(op.output, 'output') } },
+        content: { 'application/json': { schema: schemaOf(op.output, 'output') }, ...documents },
       },
     };
     if (op.http.replayStatus && op.http.replayStatus !== op.http.status) {

@@ -9,6 +9,7 @@ import {
   getJob,
   ledgerOf,
   NO_MATCH,
+  PLUMBING,
   postAutopilot,
   postJob,
   run,
@@ -22,7 +23,7 @@ import {
  * docs/reliability.md C.27-C.34 through real content jobs and Autopilot runs: reservations in the accepting transaction,
  * released once on failure, charged once on success, never overshooting either window (the boundary of each
  * window exact on the fake clock), and left-behind reservations settled once by the reconciler. Jobs that succeed
- * cheaply supply a draft on a topic nothing matches (no research, no writing); jobs that fail have no draft.
+ * cheaply supply a draft on a researched topic (no writing); jobs that fail have no draft.
  */
 
 const HOUR = 3_600_000;
@@ -38,7 +39,7 @@ afterAll(async () => {
 
 const failing = (clientId: string) => ({ topic: NO_MATCH, client_id: clientId, page_contract: 'article' });
 const succeeding = (clientId: string) => ({
-  topic: NO_MATCH,
+  topic: PLUMBING,
   client_id: clientId,
   draft_body: '# Our page\n\nWe fix pipes at night. Call us when water is where it should not be.\n',
 });
@@ -285,5 +286,6 @@ describe('C.34 invariant after a randomized soak of content work', () => {
     const state = new Map(rows.map((r) => [r.resource_id, r.state]));
     for (const j of jobs) expect(state.get(j.id), j.id).toBe(j.status === 'completed' ? 'charged' : 'released');
     expect(jobs).toHaveLength(rows.length);
-  });
+    // About a hundred completing jobs each research their topic: room for a loaded machine.
+  }, 90_000);
 });

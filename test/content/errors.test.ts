@@ -201,11 +201,12 @@ describe('400 invalid_input: POST /copywriter/autopilot', () => {
   });
 
   it('fields of content jobs are unknown to Autopilot (REST 400 naming them)', async () => {
-    const r = await postAutopilot(t, a.key, pilot({ mode: 'stepped', word_count_target: 500 }));
+    const r = await postAutopilot(t, a.key, pilot({ mode: 'stepped', draft_body: '# Mine', project_mode: 'new' }));
     expect(r.status).toBe(400);
     expect((r.body.error.details!.fields as { path: string }[]).map((f) => f.path).sort()).toEqual([
+      'draft_body',
       'mode',
-      'word_count_target',
+      'project_mode',
     ]);
   });
 
@@ -257,7 +258,9 @@ describe('403 plan_required / 402 subscription_required: an inactive organisatio
     expect((await getJob(t, b.key, existing.job_id)).status).toBe(200);
     expect((await getArtifacts(t, b.key, existing.job_id)).status).toBe(200);
     expect((await getAutopilot(t, b.key, run1.job_id)).status).toBe(200);
-    expect((await listJobs(t, b.key)).body.pagination.total).toBe(1);
+    // The list holds the content job and the Autopilot run.
+    expect((await listJobs(t, b.key)).body.pagination.total).toBe(2);
+    expect((await listJobs(t, b.key, { kind: 'content_job' })).body.pagination.total).toBe(1);
     expect((await tool(t, b.key, 'get_autopilot_status', { job_id: run1.job_id })).isError).toBeFalsy();
   });
 });

@@ -161,7 +161,7 @@ describe('MCP tasks backed by durable content jobs', () => {
     expect(await settle(t, pilotTask!.resource_id)).toBe('failed');
     const task = await withClient(a.key, (c) => c.experimental.tasks.getTask(pilotTask!.task_id));
     expect(task.status).toBe('failed');
-    expect(task.statusMessage).toMatch(/no usable pages/);
+    expect(task.statusMessage).toMatch(/no page about "zzqx/);
     const result = await withClient(a.key, (c) =>
       c.experimental.tasks.getTaskResult(pilotTask!.task_id, CallToolResultSchema),
     );
@@ -226,7 +226,7 @@ describe('progress notifications and long-polls', () => {
           {
             name: 'create_content_job',
             arguments: {
-              topic: NO_MATCH,
+              topic: PLUMBING,
               client_id: a.clientId,
               draft_body: '# Mine\n\nWe fix pipes. We answer at night.\n',
             },

@@ -325,7 +325,7 @@ describe('approve of an auto job and of a failed job; failure of the pipeline', 
       progress: { stage: 'failed', percent: 100 },
       billing: { charged: false, released: true },
     });
-    expect(d.body.error).toMatch(/no usable pages/);
+    expect(d.body.error).toMatch(/no page about "zzqx/);
     expect(d.body.completed_at).toMatch(ISO_MS);
     expect(await ledgerOf(t, job.job_id)).toEqual([{ state: 'released', units: 10 }]);
     const art = await getArtifacts(t, a.key, job.job_id);

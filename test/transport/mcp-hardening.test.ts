@@ -310,8 +310,16 @@ describe('MCP tasks obey scopes and tasks/result is bounded', () => {
       { jsonrpc: '2.0', id: 2, method: 'tasks/result', params: { taskId: working } },
       session,
     );
-    await new Promise((r) => setTimeout(r, 200));
-    t.clock.advance(30_000);
+    // The clock moves until the call gives up: on a loaded machine it may start waiting after the first move.
+    let done = false;
+    void waiting.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    for (let i = 0; i < 200 && !done; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      t.clock.advance(30_000);
+    }
     const timedOut = await waiting;
     expect(timedOut.messages[0]).toMatchObject({ error: { code: -32001 } });
   });
@@ -338,7 +346,24 @@ describe('MCP tasks obey scopes and tasks/result is bounded', () => {
         .then((r) => r.text())
         .catch(() => 'aborted'),
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // A probe for a task that does not exist answers at once: "already has 4" once the four calls wait, else "not
+    // found". On a loaded machine the calls may take a while to arrive, so the probe repeats until they do.
+    const probe = async (id: number) => {
+      const r = await post(
+        t,
+        owner.key,
+        { jsonrpc: '2.0', id, method: 'tasks/result', params: { taskId: 'no-such-task' } },
+        session,
+      );
+      return String((r.messages[0]?.error as { message?: string } | undefined)?.message ?? '');
+    };
+    const until = async (want: RegExp) => {
+      for (let i = 0; i < 300; i++) {
+        if (want.test(await probe(1_000 + i))) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    await until(/already has 4/);
     const extra = await post(
       t,
       owner.key,
@@ -350,7 +375,7 @@ describe('MCP tasks obey scopes and tasks/result is bounded', () => {
     // The clients go away: their calls stop waiting, and the key may wait again.
     for (const a of aborts) a.abort();
     await Promise.all(calls);
-    await new Promise((r) => setTimeout(r, 300));
+    await until(/not found/i);
     const again = post(
       t,
       owner.key,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { lru } from '../lru.ts';
 import { extract } from './extract/index.ts';
 import type { Extraction } from './extract/types.ts';
 import { createTermAnalyzer } from './terms/index.ts';
@@ -7,26 +8,6 @@ import type { AnalyzedPage } from './score/types.ts';
 
 /** Analyses kept per engine: the same ranking pages come back across runs, and analysis is a pure function. */
 const CACHE_ENTRIES = 512;
-
-/** A small least-recently-used map. */
-function lru<V>(max: number) {
-  const map = new Map<string, V>();
-  return {
-    get(key: string): V | undefined {
-      const v = map.get(key);
-      if (v !== undefined) {
-        map.delete(key);
-        map.set(key, v);
-      }
-      return v;
-    },
-    set(key: string, value: V): void {
-      map.delete(key);
-      map.set(key, value);
-      if (map.size > max) map.delete(map.keys().next().value!);
-    },
-  };
-}
 
 const digest = (...parts: string[]) => {
   const h = createHash('sha1');

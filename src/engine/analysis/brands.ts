@@ -30,8 +30,17 @@ export function brandLabel(url: string): string | null {
   return label.length >= 4 ? label : null;
 }
 
+export interface BrandMatcherOptions {
+  /**
+   * A word standing for a label by its first letters must show it is a name by an inner capital (`RapidFlow`,
+   * `BrewGeek`): a plain capitalised word such as `Water` or `Kitchen` at the start of a sentence is then not
+   * `waterwise` or `kitchenvault`. The extractive writer, which drops whole sentences on a match, asks for this.
+   */
+  prefixNeedsInnerCapital?: boolean;
+}
+
 /** A matcher for brand labels (see brandLabel). */
-export function createBrandMatcher(labels: readonly string[]): BrandMatcher {
+export function createBrandMatcher(labels: readonly string[], options: BrandMatcherOptions = {}): BrandMatcher {
   const set = [...new Set(labels.filter((l) => l.length >= 4))];
   return {
     empty: set.length === 0,
@@ -42,11 +51,12 @@ export function createBrandMatcher(labels: readonly string[]): BrandMatcher {
       for (let i = 0; i < words.length; i += 1) {
         const w = words[i] ?? '';
         const lw = lower[i] ?? '';
+        const capital = /^\p{Lu}/u.test(w);
+        const prefixable = capital && (!options.prefixNeedsInnerCapital || /\p{Ll}\p{Lu}/u.test(w));
         for (const label of set) {
           if (lw === label) return true;
-          if (/^\p{Lu}/u.test(w) && lw.length >= 5 && label.startsWith(lw) && lw.length * 2 >= label.length)
-            return true;
-          if (!/^\p{Lu}/u.test(w)) continue;
+          if (prefixable && lw.length >= 5 && label.startsWith(lw) && lw.length * 2 >= label.length) return true;
+          if (!capital) continue;
           let joined = lw;
           for (let k = 1; k < 4 && i + k < words.length && joined.length < label.length; k += 1) {
             joined += lower[i + k] ?? '';

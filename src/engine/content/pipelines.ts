@@ -22,13 +22,17 @@ import {
 import { CONTENT_STAGES, FINAL_STAGE, type ContentStage } from './states.ts';
 import { draftAsPage } from './draft-page.ts';
 import { factCheck, type FactCheck } from './fact-check.ts';
-import { research, researchSummary } from './research.ts';
+import { applyBriefEdits } from './brief-edits.ts';
+import { INSUFFICIENT_RESEARCH, RESEARCH_FIX, research, researchSummary } from './research.ts';
 import { clientContext, OPTIMIZE_PASS_CAP } from './service.ts';
 import { createExtractiveWriter, countWords } from './extractive/index.ts';
 import { createLlmContentWriter, excludedMatcher } from './llm/index.ts';
 import type { Brief, ClientContext, ContentRequest, ContentWriter, Draft, Research } from './types.ts';
 import { getOwnedClient } from '../../store/repos/clients.ts';
 import type { Writer } from '../../providers/types.ts';
+
+/** The artifacts' writer when the caller supplied the draft (at creation, or when approving the brief). */
+export const SUPPLIED_WRITER = 'supplied';
 
 /** Autopilot revises its draft while the Optimize score is below this (documented in the README). */
 export const TARGET_SCORE = 75;
@@ -66,15 +70,16 @@ export function hideExcludedTitles(markdown: string, excludedTopics: readonly st
   return markdown.slice(0, at) + list;
 }
 
+/** The draft is the one the caller supplied (at creation, or when approving the brief), not a writer's. */
+const isSupplied = (draft: Draft, request: ContentRequest): boolean =>
+  request.draftBody !== null && draft.markdown === request.draftBody;
+
 /** The draft as stored in the artifacts: markdown, counts and every sentence with its source. */
 export function draftArtifact(draft: Draft, request: ContentRequest, client: Pick<ClientContext, 'excludedTopics'>) {
   const target = request.wordCountTarget;
   return {
     format: 'markdown',
-    content:
-      request.draftBody !== null && draft.markdown === request.draftBody
-        ? draft.markdown
-        : hideExcludedTitles(draft.markdown, client.excludedTopics),
+    content: isSupplied(draft, request) ? draft.markdown : hideExcludedTitles(draft.markdown, client.excludedTopics),
     word_count: draft.wordCount,
     word_count_target: target,
     within_tolerance: Math.abs(draft.wordCount - target) <= target * WORD_TOLERANCE,
@@ -121,6 +126,8 @@ export interface DraftScore {
   recommendations: { check: string; category: string; label: string; points: number; recommendation: string }[];
   competitorCount: number;
   scoringVersion: string;
+  /** A supplied draft's fact check (kept in the artifacts' citations and review, not in the score). */
+  factCheck?: { citations: FactCheck['citations']; review: Review };
 }
 
 /**
@@ -185,10 +192,40 @@ function contentParts(engine: Engine) {
     signal: ctx.signal,
   });
 
+  /** The brief the draft follows: as written, with the edits its approval made. */
+  const briefOf = (ctx: Ctx, request: ContentRequest): Brief =>
+    applyBriefEdits(ctx.output('brief'), request.briefEdits);
+
+  /** The fact check of a draft against the job's research and the client's knowledge base. */
+  const checkFacts = (draft: Draft, job: JobContext, res: Research) =>
+    factCheck(draft, res, job.client, {
+      language: job.request.language,
+      supplied: isSupplied(draft, job.request),
+      countWords,
+    });
+
+  /** The review's fact-check figures. */
+  const claimFigures = (check: FactCheck) => ({
+    claims_checked: check.checked,
+    claims_supported: check.supported,
+    claims_single_source: check.singleSource,
+    claims_removed: check.removed,
+    removed_claims: check.removedClaims,
+    claims_flagged: check.flagged,
+    flagged_claims: check.flaggedClaims,
+  });
+
   /** The draft as the artifacts keep it, with the citations its sentences carry. */
   async function saveDraft(ctx: WCtx, draft: Draft, citations: unknown[] = sentenceCitations(draft)) {
     const { request, client } = await jobContext(ctx.trx, ctx.resourceId);
-    await saveArtifacts(ctx.trx, ctx.resourceId, { draft: draftArtifact(draft, request, client), citations }, ctx.now);
+    // A draft the caller wrote is nobody's quoted research: the artifacts say who wrote it.
+    const writer = isSupplied(draft, request) ? { writer: SUPPLIED_WRITER } : {};
+    await saveArtifacts(
+      ctx.trx,
+      ctx.resourceId,
+      { draft: draftArtifact(draft, request, client), citations, ...writer },
+      ctx.now,
+    );
   }
 
   const research_: ContentStep<'research'> = {
@@ -212,9 +249,12 @@ function contentParts(engine: Engine) {
    * extractive writer is deterministic, so retrying cannot help; a model may do better on the next attempt.
    */
   const nothingToWrite = (what: string, topic: string) =>
-    new (contentWriter().name === 'extractive' ? PermanentError : RetryableError)(
-      `The research found nothing on "${topic}" to write ${what} from.`,
-    );
+    contentWriter().name === 'extractive'
+      ? new PermanentError(
+          `The research pages about "${topic}" hold nothing the offline writer can quote for ${what} (boilerplate, off-topic sections and repeats are left out). ${RESEARCH_FIX}`,
+          { code: INSUFFICIENT_RESEARCH },
+        )
+      : new RetryableError(`The research found nothing on "${topic}" to write ${what} from.`);
   const saveBrief = (ctx: WCtx, b: Brief) =>
     saveArtifacts(
       ctx.trx,
@@ -248,7 +288,7 @@ function contentParts(engine: Engine) {
           sentences: [],
         };
       }
-      const out = await contentWriter().draft({ ...input, brief: ctx.output('brief') });
+      const out = await contentWriter().draft({ ...input, brief: briefOf(ctx, input.request) });
       if (out.sentences.length === 0) throw nothingToWrite('a draft', input.request.topic);
       return out;
     },
@@ -275,9 +315,13 @@ function contentParts(engine: Engine) {
     async run(ctx) {
       const job = await jobContext(ctx.db, ctx.resourceId);
       const research = ctx.output('research');
-      const scored = scoreDraft(ctx.output('draft'), ctx.output('brief'), job, research);
+      const draft = ctx.output('draft');
+      const scored = scoreDraft(draft, briefOf(ctx, job.request), job, research);
       if (!scored) return null;
+      // A draft the caller wrote is also fact-checked: its claims are flagged, never edited.
+      const check = isSupplied(draft, job.request) ? checkFacts(draft, job, research) : null;
       return {
+        ...(check ? { factCheck: { citations: check.citations, review: claimFigures(check) } } : {}),
         rankabilityScore: scored.rankabilityScore,
         categoryScores: scored.categoryScores,
         recommendations: scored.scoreDetails
@@ -294,7 +338,16 @@ function contentParts(engine: Engine) {
         scoringVersion: SCORING_VERSION,
       };
     },
-    persist: (ctx, output) => saveArtifacts(ctx.trx, ctx.resourceId, { score: output }, ctx.now),
+    async persist(ctx, output) {
+      if (!output?.factCheck) return saveArtifacts(ctx.trx, ctx.resourceId, { score: output }, ctx.now);
+      const { factCheck: check, ...score } = output;
+      await saveArtifacts(
+        ctx.trx,
+        ctx.resourceId,
+        { score, citations: check.citations, review: { ...check.review, writer: SUPPLIED_WRITER } },
+        ctx.now,
+      );
+    },
   };
 
   const optimizePasses: ContentStep<`optimize_${number}`>[] = Array.from({ length: OPTIMIZE_PASS_CAP }, (_, i) => ({
@@ -303,7 +356,7 @@ function contentParts(engine: Engine) {
     transient: true,
     async run(ctx): Promise<OptimizePass> {
       const input = await writingInput(ctx);
-      const brief = ctx.output('brief');
+      const brief = briefOf(ctx, input.request);
       const draft = latestDraft(ctx);
       const before = scoreDraft(draft, brief, input, input.research);
       if (!before || before.rankabilityScore >= TARGET_SCORE)
@@ -336,8 +389,7 @@ function contentParts(engine: Engine) {
     stage: 'fact_checking',
     transient: true,
     async run(ctx) {
-      const { client } = await jobContext(ctx.db, ctx.resourceId);
-      return factCheck(latestDraft(ctx), ctx.output('research'), client.knowledgeBase, countWords);
+      return checkFacts(latestDraft(ctx), await jobContext(ctx.db, ctx.resourceId), ctx.output('research'));
     },
     persist: (ctx, output) => saveDraft(ctx, output.draft, output.citations),
   };
@@ -348,7 +400,7 @@ function contentParts(engine: Engine) {
     async run(ctx) {
       const job = await jobContext(ctx.db, ctx.resourceId);
       const res = ctx.output('research');
-      const brief = ctx.output('brief');
+      const brief = briefOf(ctx, job.request);
       const check = ctx.output('fact_check');
       const first = scoreDraft(ctx.output('draft'), brief, job, res);
       const final = scoreDraft(check.draft, brief, job, res);
@@ -372,10 +424,7 @@ function contentParts(engine: Engine) {
           flesch_reading_ease: stats.fleschReadingEase === null ? null : Math.round(stats.fleschReadingEase * 10) / 10,
           average_sentence_words: Math.round(stats.avgSentenceWords * 10) / 10,
         },
-        claims_checked: check.checked,
-        claims_supported: check.supported,
-        claims_removed: check.removed,
-        removed_claims: check.removedClaims,
+        ...claimFigures(check),
         sources: res.sources.length,
         writer: contentWriter().name,
       };
@@ -404,11 +453,11 @@ function contentParts(engine: Engine) {
       );
       await engine.usage.chargeOrDefer(ctx.trx, CONTENT_KINDS[kind], ctx.resourceId);
     },
-    async onFail(ctx: WCtx, message: string) {
+    async onFail(ctx: WCtx, message: string, code?: string) {
       await updateContentJob(
         ctx.trx,
         ctx.resourceId,
-        { status: 'failed', stage: 'failed', error: message, completed_at: ctx.now },
+        { status: 'failed', stage: 'failed', error: message, error_code: code ?? null, completed_at: ctx.now },
         ctx.now,
       );
       await engine.usage.release(ctx.trx, CONTENT_KINDS[kind], ctx.resourceId);

@@ -1,13 +1,24 @@
 import { FetchError, type FetchedPage, type SearchResponse } from '../../providers/types.ts';
 import { contentHash, type Analysis } from '../analysis/analysis.ts';
-import type { Extraction } from '../analysis/extract/types.ts';
 import type { Engine } from '../engine.ts';
 import { documentKey } from '../document-key.ts';
 import { PermanentError, RetryableError } from '../runner/types.ts';
+import { headTerms, relevanceOf } from '../analysis/score/relevance.ts';
 import type { ClientContext, ContentRequest, ImportedPage, Research, ResearchSource } from './types.ts';
+import { importedMarkdown } from './import-page.ts';
+import { countWords } from './extractive/text.ts';
 
 /** Researched pages kept per job, and candidates tried to find them. */
 export const MAX_SOURCES = 8;
+/**
+ * Relevant pages research needs: with fewer, a job or Autopilot run fails with `insufficient_research` (nothing is
+ * charged) instead of writing about something else.
+ */
+export const MIN_RELEVANT_SOURCES = 2;
+export const INSUFFICIENT_RESEARCH = 'insufficient_research';
+/** How to give research more to work with, said in every insufficient_research message. */
+export const RESEARCH_FIX =
+  'Configure a search provider (SERP_PROVIDER) so research reads the live web, or add pages on the topic to the web archive with `agent-api archive add` or `agent-api archive import`. Nothing was charged.';
 const MAX_CANDIDATES = 14;
 const VIDEO_HOSTS = /(^|\.)(youtube\.com|youtu\.be|vimeo\.com|tiktok\.com)$/i;
 
@@ -20,19 +31,6 @@ function hostOf(url: string): string {
   } catch {
     return '';
   }
-}
-
-/** The imported page as markdown: its title as H1, then its main text with its headings marked. */
-export function extractionToMarkdown(e: Extraction): string {
-  const headings = new Map(e.headings.map((h) => [h.text.trim(), h.level]));
-  const lines = [`# ${e.h1 || e.title}`];
-  for (const raw of e.mainText.split('\n')) {
-    const line = raw.trim();
-    if (!line || line === (e.h1 || e.title)) continue;
-    const level = headings.get(line);
-    lines.push(level && level > 1 ? `${'#'.repeat(Math.min(3, level))} ${line}` : line);
-  }
-  return lines.join('\n\n');
 }
 
 /**
@@ -97,6 +95,9 @@ export async function research(
     }),
   );
   const sources: ResearchSource[] = [];
+  // Only pages about the topic are research: Optimize's relevance test (docs/scoring.md) on title, H1 and opening.
+  const head = headTerms(request.topic, request.language);
+  let offTopic = 0;
   for (const f of fetched) {
     if (!('page' in f) || !f.page) {
       skipped.push({ url: f.c.url, reason: f.reason ?? 'unusable' });
@@ -106,6 +107,15 @@ export async function research(
     const extraction = analysis.extract(f.page.body, f.page.url);
     if (extraction.wordCount < 50) {
       skipped.push({ url: f.c.url, reason: 'too little main text' });
+      continue;
+    }
+    const relevance = relevanceOf(extraction, head, request.language);
+    if (!relevance.onTopic) {
+      offTopic += 1;
+      const missing = relevance.missing.length
+        ? `: its title, H1 and opening lack ${relevance.missing.join(', ')}`
+        : '';
+      skipped.push({ url: f.c.url, reason: `off topic${missing}` });
       continue;
     }
     sources.push({
@@ -137,20 +147,18 @@ export async function research(
         `The source page could not be imported: it answered ${page.status === 200 ? `${page.contentType ?? 'no content type'}, not HTML` : `HTTP ${page.status}`}.`,
       );
     const e = analysis.extract(page.body, page.url);
+    // The main content only: a forum thread keeps every post (the question first), no block twice.
+    const markdown = importedMarkdown(e, { html: page.body, url: page.url });
     imported = {
       url: request.sourceUrl,
       title: e.title,
-      markdown: extractionToMarkdown(e),
-      wordCount: e.wordCount,
+      markdown,
+      wordCount: countWords(markdown),
       contentHash: contentHash(page.body),
     };
   }
 
-  if (sources.length === 0 && !imported && !request.draftBody) {
-    throw new PermanentError(
-      `Research found no usable pages for "${request.topic}" on ${request.researchPlatforms.join(', ')}.`,
-    );
-  }
+  if (sources.length < MIN_RELEVANT_SOURCES) throw insufficientResearch(request, sources.length, offTopic);
   return {
     query: request.topic,
     searches: responses.map((r) => ({
@@ -163,6 +171,18 @@ export async function research(
     skipped,
     imported,
   };
+}
+
+/** The failure of research that found too few pages about the topic: what happened and how to fix it. */
+function insufficientResearch(request: ContentRequest, relevant: number, offTopic: number): PermanentError {
+  const found = relevant === 0 ? 'no page' : `only ${relevant} ${relevant === 1 ? 'page' : 'pages'}`;
+  const others =
+    offTopic > 0 ? ` (${offTopic} other ${offTopic === 1 ? 'page was' : 'pages were'} about something else)` : '';
+  return new PermanentError(
+    `Research found ${found} about "${request.topic}" on ${request.researchPlatforms.join(', ')}${others}; at least ${MIN_RELEVANT_SOURCES} are needed. ` +
+      RESEARCH_FIX,
+    { code: INSUFFICIENT_RESEARCH },
+  );
 }
 
 /** Research without the page extractions: what the artifacts keep. */

@@ -11,14 +11,17 @@ import {
   getContentJob,
   insertContentJob,
   listContentJobs,
+  saveArtifacts,
   transitionContentJob,
+  updateContentJob,
   type ContentJobFilter,
   type ContentJobRow,
 } from '../../store/repos/content.ts';
 import { countPendingRuns, insertRun, resumeWaitingRun } from '../../store/repos/runs.ts';
 import { BASE_UNITS, impactLevel } from '../usage.ts';
 import { locationsConflict } from './location.ts';
-import type { ClientContext, ContentRequest } from './types.ts';
+import type { Brief, BriefEdits, ClientContext, ContentRequest } from './types.ts';
+import { applyBriefEdits } from './brief-edits.ts';
 
 /** Autopilot's optimization passes at most (documented in the README). */
 export const OPTIMIZE_PASS_CAP = 3;
@@ -139,12 +142,23 @@ export async function requireContentJob(
   return row;
 }
 
-/** Approves a stepped job's brief: `brief_ready` -> `generating_draft`, and its paused run is resumed. */
+/** What an approval may change before the draft: the brief, the custom instructions, or the draft itself. */
+export interface Approval {
+  briefEdits: BriefEdits | null;
+  customInstructions?: string;
+  draftBody?: string;
+}
+
+/**
+ * Approves a stepped job's brief: `brief_ready` -> `generating_draft`, and its paused run is resumed. Edits are
+ * written with the move: the request keeps them (the draft step applies them) and the brief artifacts show them.
+ */
 export async function approveBrief(
   engine: EngineServices,
   trx: TxDb,
   orgId: string,
   id: string,
+  approval: Approval = { briefEdits: null },
 ): Promise<ContentJobRow> {
   const row = await requireContentJob(trx, orgId, id);
   const now = engine.clock.now();
@@ -164,8 +178,32 @@ export async function approveBrief(
       kind: row.kind,
     });
   }
+  await saveApproval(trx, row, approval, now);
   await resumeWaitingRun(trx, CONTENT_KINDS.job, id, now);
   return (await getContentJob(trx, orgId, id))!;
+}
+
+async function saveApproval(trx: TxDb, row: ContentJobRow, approval: Approval, now: number): Promise<void> {
+  const { briefEdits, customInstructions, draftBody } = approval;
+  if (!briefEdits && customInstructions === undefined && draftBody === undefined) return;
+  const request = JSON.parse(row.request) as ContentRequest;
+  const edited: ContentRequest = {
+    ...request,
+    briefEdits: briefEdits ?? request.briefEdits ?? null,
+    customInstructions: customInstructions === undefined ? request.customInstructions : customInstructions || null,
+    draftBody: draftBody ?? request.draftBody,
+  };
+  await updateContentJob(trx, row.id, { request: JSON.stringify(edited) }, now);
+  if (!briefEdits) return;
+  const a = await getArtifacts(trx, row.id);
+  const written: Brief = {
+    outline: JSON.parse(a?.outline ?? '[]') as Brief['outline'],
+    seoMetadata: JSON.parse(a?.seo_metadata ?? '{}') as Brief['seoMetadata'],
+    entities: JSON.parse(a?.entities ?? '[]') as Brief['entities'],
+    faqs: JSON.parse(a?.faqs ?? '[]') as Brief['faqs'],
+  };
+  const b = applyBriefEdits(written, briefEdits);
+  await saveArtifacts(trx, row.id, { outline: b.outline, seo_metadata: b.seoMetadata, faqs: b.faqs }, now);
 }
 
 /** The organisation's jobs of one kind, newest first; a client filter must name one of its clients. */

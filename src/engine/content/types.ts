@@ -38,6 +38,15 @@ export interface ContentRequest {
   draftBody: string | null;
   /** Autopilot's extra context (up to 2,000 characters). */
   context: string | null;
+  /** A stepped job's brief as edited when it was approved (absent or null: the brief as written). */
+  briefEdits?: BriefEdits | null;
+}
+
+/** What approve_content_brief may replace in a brief before the draft is written. */
+export interface BriefEdits {
+  outline?: { heading: string; level: 2 | 3; points: string[] }[];
+  faqs?: { question: string; answer: string | null }[];
+  seoMetadata?: { title?: string; metaDescription?: string; slug?: string };
 }
 
 /** What a job inherits from its client workspace. */

@@ -65,6 +65,7 @@ export function jobDetail(row: ContentJobRow) {
     usage_impact: usageImpact(row),
     billing: { charged: row.ledger_state === 'charged', released: row.ledger_state === 'released' },
     error: row.error,
+    error_code: row.error_code,
     created_at: iso(row.created_at),
     started_at: ts(row.started_at),
     updated_at: iso(row.updated_at),
@@ -77,6 +78,7 @@ export function jobRow(row: ContentJobRow) {
   const d = jobDetail(row);
   return {
     job_id: d.job_id,
+    kind: row.kind === 'job' ? ('content_job' as const) : ('autopilot' as const),
     client_id: d.client_id,
     creation_source: d.creation_source,
     mode: d.mode,
@@ -86,6 +88,7 @@ export function jobRow(row: ContentJobRow) {
     topic: d.topic,
     research_platforms: d.research_platforms,
     error: d.error,
+    error_code: d.error_code,
     created_at: d.created_at,
     updated_at: d.updated_at,
     completed_at: d.completed_at,
@@ -106,6 +109,7 @@ export function autopilotStatus(row: ContentJobRow, artifacts: ArtifactsRow | un
     charged: row.ledger_state === 'charged',
     released: row.ledger_state === 'released',
     error: row.error,
+    error_code: row.error_code,
     review: parse<Record<string, unknown>>(artifacts?.review ?? null),
     publish: null,
   };

@@ -43,8 +43,11 @@ export interface RunnerOptions {
  * The client-safe text of a step failure, whether another attempt may succeed, and the least time to wait before it
  * (a provider's Retry-After).
  */
-function classify(err: unknown, stepName: string): { message: string; retryable: boolean; waitMs: number } {
-  if (err instanceof PermanentError) return { message: err.message, retryable: false, waitMs: 0 };
+function classify(
+  err: unknown,
+  stepName: string,
+): { message: string; retryable: boolean; waitMs: number; code?: string } {
+  if (err instanceof PermanentError) return { message: err.message, retryable: false, waitMs: 0, code: err.code };
   if (err instanceof RetryableError) return { message: err.message, retryable: true, waitMs: err.retryAfterMs ?? 0 };
   if (err instanceof ProviderError)
     return { message: `${stepName}: ${err.message}`, retryable: err.retryable, waitMs: err.retryAfterMs ?? 0 };
@@ -121,8 +124,9 @@ export function createRunner(opts: RunnerOptions) {
     pipeline: Pipeline,
     checkpoint: Record<string, unknown>,
     message: string,
+    code?: string,
   ) {
-    await fenced(run, lease, (trx) => pipeline.onFail(writeCtx(trx, run, checkpoint), message), {
+    await fenced(run, lease, (trx) => pipeline.onFail(writeCtx(trx, run, checkpoint), message, code), {
       state: 'failed',
       checkpoint: JSON.stringify(keptCheckpoint(pipeline, checkpoint)),
       last_error: message,
@@ -193,10 +197,10 @@ export function createRunner(opts: RunnerOptions) {
           });
           return;
         }
-        const { message, retryable, waitMs } = classify(err, step.name);
+        const { message, retryable, waitMs, code } = classify(err, step.name);
         logger.warn({ err, runId: run.id, kind: run.kind, step: step.name, attempt: run.attempts }, 'step failed');
         if (!retryable || run.attempts >= maxAttempts) {
-          await fail(run, lease, pipeline, checkpoint, message);
+          await fail(run, lease, pipeline, checkpoint, message, code);
         } else {
           // Exponential backoff, never sooner than the provider asked.
           const backoff = opts.retryBaseMs * 2 ** (run.attempts - 1);

@@ -76,8 +76,11 @@ export interface PipelineDef<S extends string, I, O extends StepOutputs> {
   enterStage(ctx: WriteContext<I, O>, stage: S): Promise<void>;
   /** After the last step: the resource is complete (charge usage here). */
   onComplete(ctx: WriteContext<I, O>): Promise<void>;
-  /** When the run cannot finish: set the error, release usage. `message` is safe to show the client. */
-  onFail(ctx: WriteContext<I, O>, message: string): Promise<void>;
+  /**
+   * When the run cannot finish: set the error, release usage. `message` is safe to show the client; `code` is the
+   * failing step's PermanentError code, when it gave one.
+   */
+  onFail(ctx: WriteContext<I, O>, message: string, code?: string): Promise<void>;
 }
 
 /** A pipeline as the runner holds it: its types erased (each was checked where it was defined). */
@@ -101,9 +104,12 @@ export function keptCheckpoint(pipeline: Pipeline, checkpoint: Record<string, un
 
 /** A failure that retrying cannot fix: the run fails at once with this (client-safe) message. */
 export class PermanentError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** A machine-readable reason the resource shows beside the message (e.g. `insufficient_research`). */
+  readonly code: string | undefined;
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
     super(message, options);
     this.name = 'PermanentError';
+    this.code = options?.code;
   }
 }
 

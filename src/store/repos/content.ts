@@ -10,7 +10,10 @@ export const CONTENT_KINDS = { job: 'content_job', autopilot: 'autopilot' } as c
 
 export async function insertContentJob(
   db: Db,
-  row: Omit<ContentJobsTable, 'updated_at' | 'started_at' | 'completed_at' | 'error' | 'optimize_passes'>,
+  row: Omit<
+    ContentJobsTable,
+    'updated_at' | 'started_at' | 'completed_at' | 'error' | 'error_code' | 'optimize_passes'
+  >,
 ): Promise<void> {
   await db
     .insertInto('content_jobs')
@@ -18,6 +21,7 @@ export async function insertContentJob(
       ...row,
       optimize_passes: 0,
       error: null,
+      error_code: null,
       started_at: null,
       completed_at: null,
       updated_at: row.created_at,
@@ -65,7 +69,8 @@ export async function getContentJob(
 }
 
 export interface ContentJobFilter {
-  kind: ContentJobsTable['kind'];
+  /** One kind, or both when omitted. */
+  kind?: ContentJobsTable['kind'];
   clientId?: string;
   status?: ContentStatus;
   mode?: 'auto' | 'stepped';
@@ -77,12 +82,15 @@ export async function listContentJobs(
   f: ContentJobFilter,
   page: { limit: number; offset: number },
 ) {
-  let q = withLedger(db).where('j.org_id', '=', orgId).where('j.kind', '=', f.kind);
+  let q = withLedger(db).where('j.org_id', '=', orgId);
   let c = db
     .selectFrom('content_jobs as j')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('j.org_id', '=', orgId)
-    .where('j.kind', '=', f.kind);
+    .where('j.org_id', '=', orgId);
+  if (f.kind) {
+    q = q.where('j.kind', '=', f.kind);
+    c = c.where('j.kind', '=', f.kind);
+  }
   if (f.clientId) {
     q = q.where('j.client_id', '=', f.clientId);
     c = c.where('j.client_id', '=', f.clientId);

@@ -3,7 +3,7 @@ import { listJobs } from '../../engine/content/service.ts';
 import { jobRow } from '../../engine/content/views.ts';
 import { defineOperation } from '../define.ts';
 import { listOf, pageOf, PaginationInput, Uuid } from '../common/schemas.ts';
-import { ContentJobRowView } from './schemas.ts';
+import { ContentJobRowView, LIST_KINDS } from './schemas.ts';
 
 export const JOB_STATUSES = [
   'draft',
@@ -18,13 +18,15 @@ export const JOB_STATUSES = [
 export const listContentJobs = defineOperation({
   name: 'list_content_jobs',
   title: 'List content jobs',
-  description: "The organisation's content jobs, newest first; filter by client, status or mode.",
+  description:
+    "The organisation's content jobs and Autopilot runs, newest first; each row's kind says which (content_job or autopilot). Filter by kind, client, status or mode (Autopilot runs have no mode).",
   family: 'copywriter',
   http: { method: 'GET', path: '/copywriter/jobs', status: 200 },
   scope: 'copywriter:read',
   subscription: null,
   idempotency: 'none',
   input: z.strictObject({
+    kind: z.enum(LIST_KINDS).optional().describe('content_job or autopilot; both when omitted.'),
     client_id: Uuid.optional(),
     status: z.enum(JOB_STATUSES).optional(),
     mode: z.enum(['auto', 'stepped']).optional(),
@@ -37,7 +39,12 @@ export const listContentJobs = defineOperation({
     const { rows, total } = await listJobs(
       ctx.db,
       ctx.principal.orgId,
-      { kind: 'job', clientId: input.client_id, status: input.status, mode: input.mode },
+      {
+        kind: input.kind === undefined ? undefined : input.kind === 'content_job' ? 'job' : 'autopilot',
+        clientId: input.client_id,
+        status: input.status,
+        mode: input.mode,
+      },
       input,
     );
     return pageOf(rows.map(jobRow), input, total);

@@ -66,13 +66,24 @@ const common = {
   research_platforms: ResearchPlatforms,
 };
 
+/** What a content job and an Autopilot run both take about the writing, with the same rules. */
+const writing = {
+  tone: z.enum(TONES).optional().describe("Default: the client's default tone."),
+  custom_instructions: longText({ min: 0, max: 4_000 }).optional(),
+  word_count_target: z
+    .number()
+    .int()
+    .min(100)
+    .max(10_000)
+    .optional()
+    .describe('Words the draft aims at. Default: 1,200 for an article, 800 for a commercial service page.'),
+};
+
 export const CreateContentJobInput = z
   .strictObject({
     ...common,
     mode: z.enum(['auto', 'stepped']).default('auto'),
-    tone: z.enum(TONES).optional().describe("Default: the client's default tone."),
-    custom_instructions: longText({ min: 0, max: 4_000 }).optional(),
-    word_count_target: z.number().int().min(100).max(10_000).optional(),
+    ...writing,
     project_mode: z.enum(['new', 'optimize']).default('new'),
     page_contract: z.enum(PAGE_CONTRACTS).optional().describe('Required unless draft_body is given.'),
     source_url: shortText({ max: 2048 })
@@ -99,6 +110,7 @@ export const CreateContentJobInput = z
 
 export const CreateAutopilotInput = z.strictObject({
   ...common,
+  ...writing,
   context: longText({ min: 0, max: 2_000 })
     .optional()
     .describe('Extra context for the writer, up to 2,000 characters.'),
@@ -116,6 +128,12 @@ export const ContentJobCreated = z.object({
   usage_impact: UsageImpact,
   created_at: Timestamp,
 });
+
+/** Why a failed job failed, machine-readable, when known: `insufficient_research` (too few relevant sources). */
+const ErrorCode = z
+  .string()
+  .nullable()
+  .describe('Why a failed job failed, when known: insufficient_research (fewer than 2 relevant sources).');
 
 export const Progress = z.object({ stage: z.string(), percent: z.number().int() });
 
@@ -143,14 +161,19 @@ export const ContentJobDetail = z.object({
   usage_impact: UsageImpact,
   billing: z.object({ charged: z.boolean(), released: z.boolean() }),
   error: z.string().nullable(),
+  error_code: ErrorCode,
   created_at: Timestamp,
   started_at: Timestamp.nullable(),
   updated_at: Timestamp,
   completed_at: Timestamp.nullable(),
 });
 
+/** The kind of a content list row: a content job or an Autopilot run. */
+export const LIST_KINDS = ['content_job', 'autopilot'] as const;
+
 export const ContentJobRowView = z.object({
   job_id: z.string(),
+  kind: z.enum(LIST_KINDS),
   client_id: z.string(),
   creation_source: z.enum(['agent_api', 'web_app']),
   mode: z.enum(['auto', 'stepped']).nullable(),
@@ -160,6 +183,7 @@ export const ContentJobRowView = z.object({
   topic: z.string(),
   research_platforms: z.array(z.string()),
   error: z.string().nullable(),
+  error_code: ErrorCode,
   created_at: Timestamp,
   updated_at: Timestamp,
   completed_at: Timestamp.nullable(),
@@ -185,30 +209,9 @@ export const AutopilotStatus = z.object({
   charged: z.boolean(),
   released: z.boolean(),
   error: z.string().nullable(),
+  error_code: ErrorCode,
   review: z.record(z.string(), z.unknown()).nullable(),
   publish: z.null(),
-});
-
-export const Artifacts = z.object({
-  job_id: z.string(),
-  status: z.string(),
-  writer: z.string().nullable().describe('extractive, or the model provider that wrote the text.'),
-  outline: z.array(z.unknown()).nullable(),
-  seo_metadata: z.record(z.string(), z.unknown()).nullable(),
-  entities: z.array(z.unknown()).nullable(),
-  faqs: z.array(z.unknown()).nullable(),
-  draft: z.record(z.string(), z.unknown()).nullable(),
-  citations: z.array(z.unknown()).nullable(),
-  sources: z
-    .array(z.object({ id: z.number().int(), url: z.string(), title: z.string(), platform: z.string() }))
-    .nullable(),
-  review: z.record(z.string(), z.unknown()).nullable(),
-  score: z
-    .record(z.string(), z.unknown())
-    .nullable()
-    .describe(
-      "A content job's draft scored with the Optimize formula against its researched pages: rankabilityScore, categoryScores and recommendations (most points first). Null until the scoring stage, and for Autopilot (its review carries scores).",
-    ),
 });
 
 export const WaitSeconds = z.coerce

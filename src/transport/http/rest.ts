@@ -107,10 +107,13 @@ export function mountRest(
         requestId: c.get('requestId'),
         signal: waitSignal(c, input),
       });
-      return c.json(result.body as object, result.status as 200, {
-        ...rateHeaders,
-        ...(result.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
-      });
+      const headers = { ...rateHeaders, ...(result.replayed ? { 'Idempotent-Replayed': 'true' } : {}) };
+      // An operation that renders documents (define.ts `render`) answers the document its body stands for.
+      const document = op.render?.document(result.body) ?? null;
+      if (document) {
+        return c.body(document.text, result.status as 200, { ...headers, 'Content-Type': document.mediaType });
+      }
+      return c.json(result.body as object, result.status as 200, headers);
     });
   }
 }

@@ -141,9 +141,11 @@ export async function callOperation(
       signal: extra.signal,
       progress: progressReporter(extra),
     });
+    // A rendered document (define.ts `render`) is the text content; the JSON body stays the structured content.
+    const document = op.render?.document(result.body) ?? null;
     return {
       structuredContent: result.body as Record<string, unknown>,
-      content: [{ type: 'text', text: summarize(op, result.body) }],
+      content: [{ type: 'text', text: document ? document.text : summarize(op, result.body) }],
       // REST says Idempotent-Replayed: true; MCP results say it in _meta.
       ...(result.replayed ? { _meta: { idempotent_replayed: true } } : {}),
     };

@@ -11,7 +11,16 @@ import {
 import { structured } from '../../helpers/mcp.ts';
 import type { NewClient } from '../../../src/store/repos/clients.ts';
 import type { Plan, SubscriptionStatus } from '../../../src/store/schema.ts';
-import { call, drain, idem, ISO_MS, mcpClient, type ErrorBody } from '../../optimize/helpers/harness.ts';
+import {
+  call,
+  drain,
+  idem,
+  ISO_MS,
+  mcpClient,
+  tool,
+  type ErrorBody,
+  type ToolResult,
+} from '../../optimize/helpers/harness.ts';
 
 /**
  * One content test world: a real app on a temp SQLite file with a fake clock, the sample web archive as its only web
@@ -20,7 +29,7 @@ import { call, drain, idem, ISO_MS, mcpClient, type ErrorBody } from '../../opti
  * the app's own connection records every write of `status`/`stage`), and everything a tenant's requests left behind.
  */
 
-export { call, drain, idem, ISO_MS, mcpClient, type ErrorBody, type TestResponse };
+export { call, drain, idem, ISO_MS, mcpClient, tool, type ErrorBody, type TestResponse, type ToolResult };
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Sample-archive topics (web-archive/README.md). */
@@ -61,6 +70,7 @@ export interface JobDetail extends JobCreated {
   has_draft_body: boolean;
   billing: { charged: boolean; released: boolean };
   error: string | null;
+  error_code: string | null;
   started_at: string | null;
   updated_at: string;
   completed_at: string | null;
@@ -79,13 +89,18 @@ export interface DraftArtifact {
   word_count: number;
   word_count_target: number;
   within_tolerance: boolean;
-  sentences: { text: string; section: string; sourceUrl: string | null }[];
+  /** Only in the stored draft: the default answer holds each sentence once, in `content`. */
+  sentences?: { text: string; section: string; sourceUrl: string | null }[];
 }
 
+/** A citation row of the default artifacts answer: its claim by offsets in the draft (`at`), or word for word. */
 export interface Citation {
-  claim: string;
+  at?: [number, number];
+  claim?: string;
   source_url: string;
-  quote: string | null;
+  quote?: string | null;
+  quote_at?: [number, number];
+  support?: 'supported' | 'single_source';
 }
 
 export interface Review {
@@ -96,11 +111,15 @@ export interface Review {
   score_after: number | null;
   target_score: number;
   optimize_passes: number;
+  stop_reason: 'target_reached' | 'no_improvement' | 'pass_cap';
   readability: { flesch_reading_ease: number | null; average_sentence_words: number };
   claims_checked: number;
   claims_supported: number;
+  claims_single_source: number;
   claims_removed: number;
   removed_claims: string[];
+  claims_flagged: number;
+  flagged_claims: string[];
   sources: number;
   writer: string;
 }
@@ -327,22 +346,6 @@ export async function footprint(t: TestApp, orgId: string) {
 /** The ledger rows of one job: [{state, units}]. */
 export const ledgerOf = (t: TestApp, id: string) =>
   t.db.selectFrom('usage_ledger').select(['state', 'units']).where('resource_id', '=', id).execute();
-
-export type ToolResult = {
-  isError?: boolean;
-  structuredContent?: Record<string, unknown>;
-  _meta?: Record<string, unknown>;
-};
-
-/** One MCP tool call on a fresh session of `key`. */
-export async function tool(t: TestApp, key: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  const c = await mcpClient(t, key);
-  try {
-    return (await c.client.callTool({ name, arguments: args })) as ToolResult;
-  } finally {
-    await c.close();
-  }
-}
 
 /** The REST error body and the MCP one are the same object, with the expected status and code. */
 export function expectSameError(mcp: ToolResult, rest: TestResponse<ErrorBody>, status: number, code: string): void {

@@ -1,41 +1,14 @@
 /** The extractive writer on the shipped sample archive: real (invented) sites, search, fetch and extract. */
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { contentHash, createAnalysis } from '../../../src/engine/analysis/analysis.ts';
-import { extract } from '../../../src/engine/analysis/extract/index.ts';
+import { createAnalysis } from '../../../src/engine/analysis/analysis.ts';
 import { availableWords, countWords, createExtractiveWriter } from '../../../src/engine/content/extractive/index.ts';
-import type { ClientContext, ContentRequest, Research, ResearchSource } from '../../../src/engine/content/types.ts';
-import { createArchiveSearch } from '../../../src/providers/search/archive-search.ts';
-import { createArchiveFetcher, createWebArchive } from '../../../src/providers/web/archive/index.ts';
+import type { ClientContext, ContentRequest } from '../../../src/engine/content/types.ts';
 import { isQuoted, request } from './extractive-fixtures.ts';
+import { archiveResearch, SAMPLE_ARCHIVE } from './archive-research.ts';
 
-const ARCHIVE = fileURLToPath(new URL('../../../web-archive', import.meta.url));
-const archive = createWebArchive({ path: ARCHIVE });
-const fetcher = createArchiveFetcher({ archive, offline: true });
-const search = createArchiveSearch({ archive });
 const writer = createExtractiveWriter({ analyzer: createAnalysis().analyzer });
-
-async function research(query: string): Promise<Research> {
-  const found = await search.search(query, { platform: 'organic' });
-  const sources: ResearchSource[] = [];
-  for (const r of found.results.slice(0, 8)) {
-    const page = await fetcher.fetch(r.url);
-    if (page.status !== 200) continue;
-    const extraction = extract(page.body, { url: page.url });
-    sources.push({
-      id: sources.length + 1,
-      url: page.url,
-      title: extraction.title || r.title,
-      platform: 'organic',
-      position: r.position,
-      contentHash: contentHash(page.body),
-      wordCount: extraction.wordCount,
-      extraction,
-    });
-  }
-  return { query, searches: [], sources, skipped: [], imported: null };
-}
+const research = archiveResearch;
 
 const CASES: { query: string; req: Partial<ContentRequest>; client: ClientContext; excluded: RegExp }[] = [
   {
@@ -77,7 +50,7 @@ const CASES: { query: string; req: Partial<ContentRequest>; client: ClientContex
   },
 ];
 
-describe.skipIf(!existsSync(ARCHIVE))('extractive writer on the sample archive', () => {
+describe.skipIf(!existsSync(SAMPLE_ARCHIVE))('extractive writer on the sample archive', () => {
   for (const c of CASES) {
     it(`writes a cited draft for "${c.query}"`, async () => {
       const res = await research(c.query);

@@ -8,7 +8,7 @@ import { extract } from '../../../src/engine/analysis/extract/index.ts';
 import type { Extraction } from '../../../src/engine/analysis/extract/types.ts';
 import type { ClientContext, ContentRequest, Research, ResearchSource } from '../../../src/engine/content/types.ts';
 
-interface PageSpec {
+export interface PageSpec {
   url: string;
   title: string;
   lang?: string;
@@ -115,6 +115,8 @@ export const PAGES: PageSpec[] = [
 <p>A well-maintained tankless water heater lasts 20 years or more. Scale buildup is the main cause of early failure, so annual flushing matters more than the brand.</p>
 <h2>Rebates and tax credits</h2>
 <p>Federal tax credits cover 30 percent of the cost of qualifying gas tankless heaters, up to $600. Local utility rebates can lower the price further.</p>
+<h2>The bottom line</h2>
+<p>For a household that regularly runs out of hot water or wants lower energy bills, a tankless water heater pays for itself over its long life. A tank water heater still makes sense when the upfront budget is tight or the home cannot supply the gas or power a tankless unit needs.</p>
 <p>Thanks for reading! Subscribe to our newsletter for more tips.</p>`,
   },
   {
@@ -144,7 +146,9 @@ export const PAGES: PageSpec[] = [
 <h2>Solar water heating</h2>
 <p>Solar water heaters can supply most of a home's hot water in sunny climates. Solar water heaters pair well with a tankless backup.</p>
 <h2>What size tankless water heater do I need?</h2>
-<p>Most families of four need a gas unit that delivers 8 to 10 gallons per minute at a 70-degree temperature rise.</p>`,
+<p>Most families of four need a gas unit that delivers 8 to 10 gallons per minute at a 70-degree temperature rise.</p>
+<h2>Summary</h2>
+<p>Tankless water heaters save energy because they heat water only on demand, and they outlast storage tanks by years. Size the unit to your peak flow rate and temperature rise, and budget for venting or electrical upgrades before you buy.</p>`,
   },
   {
     url: 'https://www.plumbingbasics.example/tankless-installation-guide',
@@ -170,6 +174,32 @@ export const PAGES: PageSpec[] = [
 <p>Sobald der Wasserhahn geöffnet wird, fließt kaltes Wasser durch den Wärmetauscher des Durchlauferhitzers. Elektronische Durchlauferhitzer regeln die Temperatur auf das Grad genau. Hydraulische Durchlauferhitzer schalten dagegen nur in zwei Leistungsstufen. Für einen Haushalt mit Dusche und Küche reicht meist ein Durchlauferhitzer mit 21 Kilowatt.</p>
 <h2>Was kostet ein Durchlauferhitzer?</h2>
 <p>Ein elektronischer Durchlauferhitzer kostet zwischen 300 und 700 Euro. Die Installation durch einen Elektriker kostet zusätzlich etwa 200 bis 400 Euro. Ein Durchlauferhitzer braucht einen eigenen Starkstromanschluss mit 400 Volt, den ältere Wohnungen oft nicht haben.</p>`,
+  },
+];
+
+/** Two more German pages, for a German draft that can draw on several sources. */
+export const GERMAN_PAGES: PageSpec[] = [
+  {
+    url: 'https://www.haustechnik.example/durchlauferhitzer-kaufen',
+    title: 'Durchlauferhitzer kaufen: worauf achten?',
+    lang: 'de',
+    body: `<h1>Durchlauferhitzer kaufen: worauf achten?</h1>
+<p>Ein Durchlauferhitzer lohnt sich vor allem dort, wo nur selten warmes Wasser gebraucht wird. Die Leistung des Durchlauferhitzers bestimmt, wie viel warmes Wasser pro Minute fließt.</p>
+<h2>Welche Leistung braucht ein Durchlauferhitzer?</h2>
+<p>Für eine Dusche sollte ein Durchlauferhitzer mindestens 18 Kilowatt Leistung haben. Für eine Küchenspüle reichen oft schon 11 Kilowatt. Ein zu schwacher Durchlauferhitzer liefert im Winter nur lauwarmes Wasser.</p>
+<h2>Was kostet ein Durchlauferhitzer im Betrieb?</h2>
+<p>Die Stromkosten eines Durchlauferhitzers hängen vor allem vom Warmwasserverbrauch ab. Ein Vier-Personen-Haushalt zahlt für warmes Wasser aus dem Durchlauferhitzer oft 400 bis 600 Euro im Jahr. Elektronische Geräte sparen gegenüber hydraulischen Geräten etwa 20 Prozent Strom.</p>`,
+  },
+  {
+    url: 'https://www.energieblog.example/durchlauferhitzer-oder-speicher',
+    title: 'Durchlauferhitzer oder Warmwasserspeicher?',
+    lang: 'de',
+    body: `<h1>Durchlauferhitzer oder Warmwasserspeicher?</h1>
+<p>Ob ein Durchlauferhitzer oder ein Warmwasserspeicher besser passt, hängt vom Verbrauch und vom Stromanschluss ab.</p>
+<h2>Vorteile des Durchlauferhitzers</h2>
+<p>Ein Durchlauferhitzer braucht wenig Platz und kann direkt unter dem Waschbecken hängen. Weil kein Wasser warm gehalten wird, gibt es keine Bereitschaftsverluste. Das Wasser ist hygienisch, da es nicht lange im Gerät steht.</p>
+<h2>Nachteile des Durchlauferhitzers</h2>
+<p>Ein Durchlauferhitzer braucht einen Starkstromanschluss mit hoher Absicherung. Bei mehreren gleichzeitigen Zapfstellen sinkt die Temperatur spürbar. Die Anschaffung eines elektronischen Durchlauferhitzers ist teurer als die eines kleinen Speichers.</p>`,
   },
 ];
 

@@ -170,7 +170,7 @@ describe('extractive optimize mode', () => {
   const research: Research = { ...RESEARCH, imported };
   const req = request({ projectMode: 'optimize', sourceUrl: imported.url, wordCountTarget: 600 });
 
-  it('keeps the imported page, cites it, and adds cited material it lacks', async () => {
+  it('keeps the imported page without citation markers, once, and adds cited material it lacks', async () => {
     const { brief, draft } = await run(req, research);
     const n = research.sources.length + 1;
     expect(listed(draft.markdown).get(imported.url)).toBe(n);
@@ -181,8 +181,13 @@ describe('extractive optimize mode', () => {
       'It also frees up space in your garage.',
       '- Endless hot water for back-to-back showers',
       'Call us to schedule a free assessment of your home.',
-    ])
-      expect(draft.markdown).toContain(`${text} [${n}]`);
+    ]) {
+      // The client's own words: no marker, exactly once, and listed with their page as the source.
+      expect(draft.markdown.split(text).length - 1, text).toBe(1);
+      expect(draft.markdown).not.toContain(`${text} [`);
+      expect(draft.sentences.find((s) => `- ${s.text}` === text || s.text === text)?.sourceUrl).toBe(imported.url);
+    }
+    expect(draft.markdown).not.toContain(`[${n}]`);
     expect(draft.markdown).not.toMatch(/solar water heater/i);
     const headings = brief.outline.map((o) => o.heading);
     expect(headings.slice(0, 2)).toEqual(['Introduction', 'Why go tankless']);

@@ -3,10 +3,12 @@ import { emptyExtraction } from '../../../src/engine/analysis/extract/index.ts';
 import {
   brandLabel,
   createBrandMatcher,
+  createSiteMatcher,
   createTopicMatcher,
 } from '../../../src/engine/content/extractive/exclusion.ts';
 import { countWords } from '../../../src/engine/content/extractive/index.ts';
 import { slugify } from '../../../src/engine/content/extractive/seo.ts';
+import { SECTION_MATCH_THRESHOLD, sectionMatch } from '../../../src/engine/content/extractive/placement.ts';
 import { createSentenceSplitter, rejectReason } from '../../../src/engine/content/extractive/sentences.ts';
 import { readExtraction, readMarkdown } from '../../../src/engine/content/extractive/structure.ts';
 import { stemEn, trimAtWord } from '../../../src/engine/content/extractive/text.ts';
@@ -65,7 +67,8 @@ describe('sentences', () => {
     expect(
       rejectReason('Our plumbers handle permits, venting and gas line sizing.', { item: false, foreign: false }),
     ).toBeNull();
-    expect(rejectReason('Call (303) 555-0117 to talk to a plumber about your heater.', foreign)).toBe('promotion');
+    expect(rejectReason('Call (303) 555-0117 to talk to a plumber about your heater.', foreign)).toBe('call_to_action');
+    expect(rejectReason('A plumber at (303) 555-0117 can look at your heater tonight.', foreign)).toBe('promotion');
     expect(rejectReason('Family-owned and serving the whole metro area for decades.', foreign)).toBe('promotion');
     expect(rejectReason('“Great service, the crew was fast and very tidy.” – Mike D.', foreign)).toBe('testimonial');
     expect(rejectReason('The 6 Best Espresso Machines Under $500 (2024)', foreign)).toBe('fragment');
@@ -74,11 +77,88 @@ describe('sentences', () => {
     expect(rejectReason('Descale the heat exchanger once a year with white vinegar.', foreign)).toBeNull();
   });
 
+  it('rejects calls to action, form prompts, policies, reviews, unbalanced quotes and other businesses prices', () => {
+    const foreign = { item: false, foreign: true };
+    const own = { item: false, foreign: false };
+    expect(rejectReason('Enter your zip code to see if you qualify for $0 down solar panels!', foreign)).toBe(
+      'form_prompt',
+    );
+    expect(rejectReason('Get a free quote today for your new heat pump system.', foreign)).toBe('call_to_action');
+    expect(rejectReason('If your emergency is a sewer backup, call them first.', foreign)).toBe('call_to_action');
+    expect(
+      rejectReason(
+        'You approve it before any work begins, and the price does not change if the job runs long.',
+        foreign,
+      ),
+    ).toBe('policy');
+    expect(rejectReason('Always get a written estimate before any work begins on your heater.', foreign)).toBeNull();
+    expect(rejectReason('About 88% of emergency calls are fixed on the first visit.', foreign)).toBe('policy');
+    expect(rejectReason('★★★★★ The furnace was replaced in one day. – Sarah K.', foreign)).toBe('testimonial');
+    expect(rejectReason('The crew was great and I would recommend them to anyone.', foreign)).toBe('first_person');
+    expect(rejectReason('Price was exactly what the tablet said.”', foreign)).toBe('unbalanced');
+    expect(rejectReason('Costs vary by region (see the chart for details.', foreign)).toBe('unbalanced');
+    expect(rejectReason('She said “it works” and the heater has run fine since then.', foreign)).toBeNull();
+    expect(rejectReason('Worker-owned company with bilingual plumbers and transparent pricing.', foreign)).toBe(
+      'promotion',
+    );
+    expect(rejectReason('smith and State water heaters are common in older homes.', foreign)).toBe('fragment');
+    const service = { item: false, foreign: true, commercial: true };
+    expect(rejectReason('Emergency fee is $149 after 6 p.m. on any weekday.', service)).toBe('business_price');
+    expect(rejectReason('Most emergency repairs in Austin run between $250 and $850.', service)).toBeNull();
+    expect(rejectReason('Emergency fee is $149 after 6 p.m. on any weekday.', foreign)).toBeNull();
+    // The client's own words: first person and offers are its own, quotes must still pair up.
+    expect(rejectReason('We guarantee the price will not change once you say yes.', own)).toBeNull();
+    expect(rejectReason('Price was exactly what the tablet said.”', own)).toBe('unbalanced');
+  });
+
+  it('splits with the shared splitter and keeps every sentence verbatim', () => {
+    const text =
+      'Most heaters sold in the U.S. come from makers such as A.O. Smith and Rheem. Signs include e.g. rumbling noises. A 3.5 kW element is common. For CPU-bound work, use concurrent.futures. It runs threads.';
+    const parts = split(text);
+    expect(parts).toEqual([
+      'Most heaters sold in the U.S. come from makers such as A.O. Smith and Rheem.',
+      'Signs include e.g. rumbling noises.',
+      'A 3.5 kW element is common.',
+      'For CPU-bound work, use concurrent.futures.',
+      'It runs threads.',
+    ]);
+    for (const p of parts) expect(text).toContain(p);
+  });
+
   it('stems inflected forms together', () => {
     expect(new Set(['leaks', 'leaking', 'leaked', 'leak'].map(stemEn))).toEqual(new Set(['leak']));
     expect(stemEn('heaters')).toBe(stemEn('heater'));
     expect(stemEn('batteries')).toBe(stemEn('battery'));
     expect(stemEn('business')).toBe('business');
+  });
+});
+
+describe('placement', () => {
+  const topic = 'best espresso machine under 500';
+  const at = (headings: string[], text = ''): { headings: string[]; text: string } => ({ headings, text });
+  it('matches a heading to the sections about its subject, synonyms included', () => {
+    expect(sectionMatch('Espresso machine costs', at(['Prices in 2024']), topic)).toBe(1);
+    expect(sectionMatch('Milk steaming', at(['Milk steaming']), topic)).toBe(1);
+    // A facet of a subject stays on it: the heating system of "what to look for".
+    expect(
+      sectionMatch('What to look for in an espresso machine', at(['What to look for', 'Heating system']), topic),
+    ).toBeGreaterThanOrEqual(SECTION_MATCH_THRESHOLD);
+  });
+
+  it("never puts one machine's claims under another's heading", () => {
+    const bambinoCons = at(['5. Breville Bambino – best value'], 'Cons: small drip tray; no brew temperature setting.');
+    expect(sectionMatch('De’Longhi Dedica EC685 – best for small kitchens', bambinoCons, topic)).toBeLessThan(
+      SECTION_MATCH_THRESHOLD,
+    );
+    expect(sectionMatch('Breville Bambino Plus – best espresso machine', bambinoCons, topic)).toBeLessThan(
+      SECTION_MATCH_THRESHOLD,
+    );
+    // A generic facet under a named machine is that machine's, not the topic's.
+    expect(sectionMatch('Pros and cons', at(['Breville Bambino', 'Pros and cons']), topic)).toBeLessThan(
+      SECTION_MATCH_THRESHOLD,
+    );
+    // The opening of a page (no heading) goes under no heading.
+    expect(sectionMatch('Milk steaming', at([], 'Milk steaming is easy.'), topic)).toBe(0);
   });
 });
 
@@ -100,6 +180,15 @@ describe('exclusion and brands', () => {
     expect(m.matches('Call Austin Pipe Pros for drains.')).toBe(true);
     expect(m.matches('Rapid flow of water through the pipe.')).toBe(false);
     expect(m.matches('Many home baristas start with a used machine.')).toBe(false);
+  });
+
+  it("the writer's site matcher wants a name, not a common word that starts one", () => {
+    const m = createSiteMatcher(['rapidflowplumbing', 'austinpipepros', 'waterwise', 'kitchenvault']);
+    expect(m.matches('RapidFlow sends a plumber within the hour.')).toBe(true);
+    expect(m.matches('Call Austin Pipe Pros for drains.')).toBe(true);
+    expect(m.matches('WaterWise tested twelve heaters.')).toBe(true);
+    expect(m.matches('Water heaters last about ten years.')).toBe(false);
+    expect(m.matches('Kitchen faucets drip when the cartridge wears.')).toBe(false);
   });
 });
 

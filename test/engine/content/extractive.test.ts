@@ -10,7 +10,9 @@ import type {
   PageContract,
   Research,
 } from '../../../src/engine/content/types.ts';
-import { buildResearch, CLIENT, isQuoted, PAGES, request } from './extractive-fixtures.ts';
+import { MAX_SOURCE_SHARE } from '../../../src/engine/content/extractive/compose.ts';
+import { buildResearch, CLIENT, GERMAN_PAGES, isQuoted, PAGES, request } from './extractive-fixtures.ts';
+import { pageShares } from './planted-fixtures.ts';
 
 const analysis = createAnalysis();
 const writer = createExtractiveWriter({ analyzer: analysis.analyzer });
@@ -44,6 +46,7 @@ describe('extractive writer: citations', () => {
         const listed = sourcesList(draft.markdown);
         research.sources.forEach((s, i) => expect(listed.get(s.url)).toBe(i + 1));
         expect(draft.sentences.length).toBeGreaterThan(20);
+        const own = (url: string | null): boolean => url !== null && url.startsWith('knowledge-base:');
         for (const s of draft.sentences) {
           if (s.sourceUrl === null) {
             // Only the templated call-to-action lines are uncited, and they name the client.
@@ -53,15 +56,21 @@ describe('extractive writer: citations', () => {
           expect(isQuoted(research, CLIENT, s.text, s.sourceUrl), s.text).toBe(true);
           const n = listed.get(s.sourceUrl);
           expect(n, s.sourceUrl).toBeDefined();
-          expect(draft.markdown).toContain(`${s.text} [${n}]`);
+          // The client's own words (its knowledge base) carry no marker; researched sentences cite their page.
+          if (own(s.sourceUrl)) expect(draft.markdown).not.toContain(`${s.text} [`);
+          else expect(draft.markdown).toContain(`${s.text} [${n}]`);
         }
         for (const m of body(draft.markdown).matchAll(/\[(\d+)\]/g))
           expect(Number(m[1])).toBeLessThanOrEqual(listed.size);
-        // Every prose line and list item of the body ends with a citation (the CTA lines aside).
+        // Every prose line and list item of the body ends with a citation: the CTA lines, the client's own words and
+        // research-gap notes aside.
+        const ownText = draft.sentences.filter((s) => own(s.sourceUrl)).map((s) => s.text);
         for (const line of body(draft.markdown).split('\n')) {
           if (
             !line.trim() ||
             line.startsWith('#') ||
+            line.startsWith('[research gap:') ||
+            ownText.some((t) => line.replace(/^- /, '').startsWith(t)) ||
             (/HeatRight|heatright\.example/.test(line) && !/\[\d+\]$/.test(line))
           )
             continue;
@@ -85,10 +94,21 @@ describe('extractive writer: citations', () => {
 describe('extractive writer: word count', () => {
   for (const target of [600, 1200]) {
     for (const contract of ['article', 'commercial_service'] as const) {
-      it(`lands within 15% of ${target} words (${contract})`, async () => {
+      it(`lands within 15% of ${target} words, or short because every page is at its share (${contract})`, async () => {
         const { draft } = await run(request({ pageContract: contract, wordCountTarget: target }));
         expect(draft.wordCount).toBe(countWords(draft.markdown));
-        expect(Math.abs(draft.wordCount - target) / target).toBeLessThanOrEqual(0.15);
+        const off = Math.abs(draft.wordCount - target) / target;
+        if (off > 0.15) {
+          // Five usable pages of 150-350 words cannot fill every target at 30% each: the draft is shorter (not by
+          // much), no page is over its share, and the richest page is at it.
+          expect(draft.wordCount).toBeLessThan(target);
+          expect(draft.wordCount).toBeGreaterThan(target * 0.7);
+          const shares = [...pageShares(draft.markdown).values()].sort((a, b) => b - a);
+          expect(shares[0]).toBeLessThanOrEqual(MAX_SOURCE_SHARE + 1e-9);
+          expect(shares[0]).toBeGreaterThanOrEqual(MAX_SOURCE_SHARE - 0.04);
+        }
+        // The article at 600 words has the material: it lands.
+        if (target === 600 && contract === 'article') expect(off).toBeLessThanOrEqual(0.15);
       });
     }
   }
@@ -117,10 +137,10 @@ describe('extractive writer: excluded topics', () => {
   }
 
   it('matches inflected forms (the bait is in the sources)', async () => {
-    const { draft } = await run(request(), RESEARCH.structured, { ...CLIENT, excludedTopics: [] });
+    const { brief, draft } = await run(request(), RESEARCH.structured, { ...CLIENT, excludedTopics: [] });
     const text = RESEARCH.structured.sources.map((s) => s.extraction.mainText).join('\n');
     expect(text).toMatch(/Solar water heaters/);
-    expect(JSON.stringify(draft)).toMatch(EXCLUDED);
+    expect(JSON.stringify({ brief, draft })).toMatch(EXCLUDED);
   });
 });
 
@@ -131,7 +151,7 @@ describe('extractive writer: outline', () => {
     expect(article[0]).toBe('Introduction');
     expect(article).toContain('Key takeaways');
     expect(article.join('|')).not.toMatch(/HeatRight/);
-    expect(service).toContain('Tankless water heater services');
+    expect(service).toContain('Services from HeatRight');
     expect(service).toContain('Why choose HeatRight');
     expect(service[service.length - 1]).toBe('Contact HeatRight');
     expect(service).not.toContain('Key takeaways');
@@ -158,18 +178,27 @@ describe('extractive writer: outline', () => {
     expect(new Set([educate.join('|'), compete.join('|'), discover.join('|'), convert.join('|')]).size).toBe(4);
   });
 
-  it('lists 4 to 9 sections with points and sources, more for longer targets', async () => {
-    const short = (await run(request({ wordCountTarget: 600 }))).brief.outline;
-    const long = (await run(request({ wordCountTarget: 1500 }))).brief.outline;
+  it('lists 4 to 9 sections with points and sources, no fewer for longer targets', async () => {
+    // Each page gives at most 30% of a draft, so even a short target takes sections from many pages.
+    const short = (await run(request({ wordCountTarget: 300 }))).brief.outline;
+    const { brief, draft } = await run(request({ wordCountTarget: 1500 }));
+    const long = brief.outline;
     const sections = (o: typeof short): number =>
       o.filter((s) => s.heading !== 'Introduction' && s.heading !== 'Frequently asked questions').length;
     expect(sections(short)).toBeGreaterThanOrEqual(4);
-    expect(sections(long)).toBeGreaterThan(sections(short));
+    expect(sections(long)).toBeGreaterThanOrEqual(sections(short));
     expect(sections(long)).toBeLessThanOrEqual(9);
+    let gaps = 0;
     for (const s of long) {
-      expect(s.sources.length).toBeGreaterThan(0);
+      if (s.sources.length === 0) {
+        // A section the share cap starved stays in the outline, and the draft says what is missing.
+        expect(draft.markdown).toContain(`## ${s.heading}\n\n[research gap: `);
+        gaps += 1;
+        continue;
+      }
       expect(s.points.length).toBeGreaterThan(0);
     }
+    expect(gaps).toBeLessThan(long.length / 2);
   });
 
   it('follows an edited brief: removed sections stay out, order is kept', async () => {
@@ -242,26 +271,34 @@ describe('extractive writer: brief metadata and FAQs', () => {
   it('uses the tone only to pick templates', async () => {
     const direct = (await run(request({ pageContract: 'commercial_service', tone: 'persuasive_direct' }))).draft;
     const friendly = (await run(request({ pageContract: 'commercial_service', tone: 'friendly_simple' }))).draft;
-    expect(direct.markdown).toContain('## Book tankless water heater with HeatRight');
-    expect(direct.markdown).toContain('Book tankless water heater with HeatRight today.');
+    expect(direct.markdown).toContain('## Talk to HeatRight');
+    expect(direct.markdown).toContain('Contact HeatRight today.');
+    expect(direct.markdown).toContain('## What HeatRight offers');
+    expect(direct.markdown).toContain('## Tankless water heater: prices');
     expect(friendly.markdown).toContain('## Get in touch with HeatRight');
+    expect(friendly.markdown).toContain('Get in touch with HeatRight to talk it through.');
+    expect(friendly.markdown).toContain('## How HeatRight can help');
   });
 });
 
 describe('extractive writer: language and determinism', () => {
   it('prefers sources in the request language', async () => {
     const en = (await run(request())).draft;
-    const de = (
-      await run(request({ language: 'de', topic: 'Durchlauferhitzer' }), RESEARCH.structured, {
-        ...CLIENT,
-        knowledgeBase: null,
-      })
-    ).draft;
-    expect(de.markdown).toContain('## Häufig gestellte Fragen');
+    const german = buildResearch({ structured: true, pages: [...PAGES, ...GERMAN_PAGES] });
+    const { brief, draft: de } = await run(request({ language: 'de', topic: 'Durchlauferhitzer' }), german, {
+      ...CLIENT,
+      knowledgeBase: null,
+    });
+    const germanUrls = [PAGES[PAGES.length - 1], ...GERMAN_PAGES].map((p) => p?.url);
     expect(en.sentences.some((s) => s.sourceUrl?.includes('warmwasser'))).toBe(false);
     const cited = de.sentences.filter((s) => s.sourceUrl !== null);
-    expect(cited.length).toBeGreaterThan(0);
-    for (const s of cited) expect(s.sourceUrl).toBe('https://www.warmwasser.example/durchlauferhitzer');
+    expect(new Set(cited.map((s) => s.sourceUrl)).size).toBeGreaterThanOrEqual(2);
+    for (const s of cited) expect(germanUrls).toContain(s.sourceUrl);
+    // German questions; no English template heading (the FAQ heading is translated when FAQs fit the draft).
+    expect(brief.faqs.length).toBeGreaterThan(0);
+    for (const f of brief.faqs) expect(germanUrls).toContain(f.sourceUrl);
+    expect(de.markdown).not.toMatch(/^## (?:Frequently asked questions|Key takeaways|Contact )/m);
+    for (const o of brief.outline.slice(1)) expect(o.heading).not.toMatch(/Durchlauferhitzer: |^Contact /);
   });
 
   it('gives byte-identical output for the same input', async () => {

@@ -4,7 +4,7 @@ import { languageName } from '../../../src/engine/content/llm/guidance.ts';
 import { countWords, lengthWindow } from '../../../src/engine/content/llm/length.ts';
 import { finishDraft, normalizeCitations } from '../../../src/engine/content/llm/markdown.ts';
 import { clamp, slugify } from '../../../src/engine/content/llm/schemas.ts';
-import { splitSentences } from '../../../src/engine/content/llm/sentences.ts';
+import { splitSentences } from '../../../src/engine/analysis/sentences.ts';
 import { SOURCES } from './llm-writer-fixtures.ts';
 
 const ctx = { sources: SOURCES, h1: 'Fallback H1', language: 'en', mentionsExcluded: excludedMatcher(['hidden fees']) };
@@ -97,5 +97,149 @@ describe('finishDraft', () => {
       `# Fallback H1\n\n## Intro\n\nText [1].\n\n\`\`\`\ncode line\n\`\`\`\n\n## Sources\n\n- [1] [How to fix a leaking tap](${SOURCES[0]!.url})\n`,
     );
     expect(d.wordCount).toBe(6);
+  });
+});
+
+describe('finishDraft reads Markdown with marked', () => {
+  const sentences = (md: string) => finishDraft(md, ctx).sentences.map((s) => [s.text, s.section, s.sourceUrl]);
+
+  it('reads nested lists, * and + bullets and ordered lists that start at other numbers', () => {
+    const d = finishDraft(
+      '# Tap care\n\n* Turn off the valve [1]\n  + Under the sink\n  + Or at the meter. It is red.\n* Drain the tap\n\n3. Unscrew the head [2]\n4. Swap the washer\n\n+ Plus bullet item',
+      ctx,
+    );
+    expect(d.markdown).toBe(
+      [
+        '# Tap care',
+        '',
+        '- Turn off the valve [1]',
+        '  - Under the sink',
+        '  - Or at the meter. It is red.',
+        '- Drain the tap',
+        '',
+        '3. Unscrew the head [2]',
+        '4. Swap the washer',
+        '',
+        '- Plus bullet item',
+        '',
+        '## Sources',
+        '',
+        `- [1] [How to fix a leaking tap](${SOURCES[0]!.url})`,
+        `- [2] [Dripping tap guide](${SOURCES[1]!.url})`,
+        '',
+      ].join('\n'),
+    );
+    expect(d.sentences).toEqual([
+      { text: 'Turn off the valve', section: 'Tap care', sourceUrl: SOURCES[0]!.url },
+      { text: 'Under the sink', section: 'Tap care', sourceUrl: null },
+      { text: 'Or at the meter.', section: 'Tap care', sourceUrl: null },
+      { text: 'It is red.', section: 'Tap care', sourceUrl: null },
+      { text: 'Drain the tap', section: 'Tap care', sourceUrl: null },
+      { text: 'Unscrew the head', section: 'Tap care', sourceUrl: SOURCES[1]!.url },
+      { text: 'Swap the washer', section: 'Tap care', sourceUrl: null },
+      { text: 'Plus bullet item', section: 'Tap care', sourceUrl: null },
+    ]);
+    // Markers and bullets are not words: 2 + 4 + 3 + 7 + 3 + 3 + 3 + 3.
+    expect(d.wordCount).toBe(28);
+  });
+
+  it('drops an excluded list item with its nested items, and keeps loose lists loose', () => {
+    const d = finishDraft(
+      '# H\n\n- Hidden fees explained\n  - first nested\n  - second nested\n- A kept item [3]\n\n1. Loose one.\n\n2. Loose two. Hidden fees again.\n\n   A second paragraph.',
+      ctx,
+    );
+    expect(d.markdown).toContain(
+      '\n\n- A kept item [3]\n\n1. Loose one.\n\n2. Loose two.\n\n   A second paragraph.\n\n## Sources',
+    );
+    expect(d.markdown).not.toMatch(/nested|hidden/i);
+  });
+
+  it('reads setext headings as headings, not as sentences', () => {
+    const d = finishDraft(
+      'Fixing taps\n===========\n\nIntro [1].\n\nWhy taps leak\n-------------\n\nWorn washers.',
+      ctx,
+    );
+    expect(d.markdown.startsWith('# Fixing taps\n\nIntro [1].\n\n## Why taps leak\n\nWorn washers.\n')).toBe(true);
+    expect(sentences(d.markdown)).toEqual([
+      ['Intro.', 'Fixing taps', SOURCES[0]!.url],
+      ['Worn washers.', 'Why taps leak', null],
+    ]);
+    expect(d.wordCount).toBe(8);
+  });
+
+  it('keeps link text and drops emphasis marks in sentences; URLs are not words and do not split sentences', () => {
+    const d = finishDraft(
+      '# Links\n\nRead **the** _official_ [tap guide](https://water.example/guides/v2.1/taps.html) before you start [2]. Then check ***every*** `O-ring`. Escaped \\*stars\\* &amp; entities stay text.',
+      ctx,
+    );
+    expect(d.sentences).toEqual([
+      { text: 'Read the official tap guide before you start.', section: 'Links', sourceUrl: SOURCES[1]!.url },
+      { text: 'Then check every O-ring.', section: 'Links', sourceUrl: null },
+      { text: 'Escaped *stars* & entities stay text.', section: 'Links', sourceUrl: null },
+    ]);
+    expect(d.markdown).toContain(
+      'Read **the** _official_ [tap guide](https://water.example/guides/v2.1/taps.html) before you start [2]. Then check ***every*** `O-ring`.',
+    );
+    // Links 1 + 8 + 4 + 5: no word of the URL counts.
+    expect(d.wordCount).toBe(18);
+  });
+
+  it('drops one sentence of a paragraph with a link, writing the rest of the source back unchanged', () => {
+    const d = finishDraft(
+      '# H\n\nSee [our *tap* guide](https://x.example/a.b). We never add hidden fees. Call **us** today.',
+      ctx,
+    );
+    expect(d.markdown).toBe('# H\n\nSee [our *tap* guide](https://x.example/a.b). Call **us** today.\n');
+    expect(d.sentences.map((s) => s.text)).toEqual(['See our tap guide.', 'Call us today.']);
+    // Emphasis across two sentences is one piece of source: it stays or goes whole.
+    const e = finishDraft('# H\n\nOne. **Two. Three hidden fees.** Four.\n\n**Five. Six.** Seven.', ctx);
+    expect(e.markdown).toBe('# H\n\nOne. Four.\n\n**Five. Six.** Seven.\n');
+    expect(e.sentences.map((s) => s.text)).toEqual(['One.', 'Four.', 'Five.', 'Six.', 'Seven.']);
+  });
+
+  it('keeps fenced and indented code as code: no sentences, no citation changes, no citations counted', () => {
+    const d = finishDraft(
+      '# Code\n\nIntro sentence [1].\n\n```js\nconst a = arr[7]; b.[2] // Not prose. At all.\n```\n\n    indented code. Not prose [3].\n\n~~~\ntilde fence.\n~~~\n\nLast sentence.',
+      ctx,
+    );
+    expect(d.sentences.map((s) => s.text)).toEqual(['Intro sentence.', 'Last sentence.']);
+    expect(d.markdown).toContain('```js\nconst a = arr[7]; b.[2] // Not prose. At all.\n```');
+    expect(d.markdown).toContain('\n\n    indented code. Not prose [3].\n\n~~~\ntilde fence.\n~~~\n\n');
+    expect(d.markdown).toContain(`## Sources\n\n- [1] [How to fix a leaking tap](${SOURCES[0]!.url})\n`);
+    expect(d.markdown).not.toContain('- [2]');
+    expect(d.markdown).not.toContain('- [3]');
+  });
+
+  it('does not split at abbreviations, initials or decimals', () => {
+    expect(
+      sentences(
+        '# Heaters\n\nA.O. Smith and Rheem make tank heaters [1]. Descale them yearly, e.g. with vinegar. U.S. homes often use a 3.5 kW element [2]. Done.',
+      ).map((s) => s[0]),
+    ).toEqual([
+      'A.O. Smith and Rheem make tank heaters.',
+      'Descale them yearly, e.g. with vinegar.',
+      'U.S. homes often use a 3.5 kW element.',
+      'Done.',
+    ]);
+  });
+
+  it('keeps quotes as prose, and tables and HTML as they are', () => {
+    const d = finishDraft(
+      '# Q\n\n> A plumber said so [1]. Hidden fees are common.\n> Fix it early.\n\n| Part | Cost |\n| --- | --- |\n| Washer | £1 |\n| *Hidden* fees | £50 |\n\n<div class="note">HTML block.</div>',
+      ctx,
+    );
+    expect(d.markdown).toContain(
+      '# Q\n\n> A plumber said so [1]. Fix it early.\n\n| Part | Cost |\n| --- | --- |\n| Washer | £1 |\n\n<div class="note">HTML block.</div>',
+    );
+    expect(d.sentences.map((s) => s.text)).toEqual(['A plumber said so.', 'Fix it early.']);
+  });
+
+  it('unwraps a ```markdown fence after a short preamble and ignores numeric link definitions', () => {
+    const d = finishDraft(
+      'Sure, here is the page:\n\n```markdown\n# Page\n\nFact one [1]. Fact two [2].\n\n[1]: https://made-up.example\n[2]: https://other.example\n```',
+      ctx,
+    );
+    expect(d.markdown.startsWith('# Page\n\nFact one [1]. Fact two [2].\n\n## Sources\n')).toBe(true);
+    expect(d.sentences.map((s) => s.sourceUrl)).toEqual([SOURCES[0]!.url, SOURCES[1]!.url]);
   });
 });

@@ -289,7 +289,11 @@ export async function footprint(t: TestApp, orgId: string) {
 
 export type { TestResponse };
 
-export type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown> };
+export type ToolResult = {
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+};
 
 /** One MCP tool call on a fresh session of `key`. */
 export async function tool(t: TestApp, key: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {

@@ -6,6 +6,7 @@ import type { Brief, OutlineSection } from '../types.ts';
 import type { Context, Unit } from './context.ts';
 import { layoutDraft, planFor } from './draft.ts';
 import { buildFaqs } from './faqs.ts';
+import { MAX_SECTIONS } from './outline.ts';
 import type { PlanSection } from './outline.ts';
 import { buildSeo } from './seo.ts';
 import { briefEntities } from './terms.ts';
@@ -52,18 +53,31 @@ export function buildBrief(ctx: Context): Brief {
     ctx,
     base.filter((s) => s.heading !== INTRODUCTION).map((s) => s.heading),
   );
-  // More sections (up to nine) while the sources have material the planned ones cannot take.
+  // More sections (up to nine) while the sources have material the planned ones cannot take; pages already at their
+  // share of the draft give no further sections. The longest trial wins.
   let plan = planFor(ctx, faqs.length > 0);
   let layout = layoutDraft(ctx, plan, faqs, seo.h1);
-  for (let extra = 1; countWords(renderDraft(layout.model).markdown) < ctx.request.wordCountTarget * 0.9; extra += 1) {
-    const wider = planFor(ctx, faqs.length > 0, extra);
-    if (wider.length === plan.length) break;
+  let words = countWords(renderDraft(layout.model).markdown);
+  const key = (p: readonly PlanSection[]): string => p.map((s) => s.heading).join('\n');
+  const tried = new Set([key(plan)]);
+  for (let extra = 1; words < ctx.request.wordCountTarget * 0.9 && extra <= MAX_SECTIONS; extra += 1) {
+    const wider = planFor(ctx, faqs.length > 0, extra, layout.avoid);
+    if (tried.has(key(wider))) continue;
+    tried.add(key(wider));
+    const next = layoutDraft(ctx, wider, faqs, seo.h1);
+    const nextWords = countWords(renderDraft(next.model).markdown);
+    if (nextWords <= words) continue;
     plan = wider;
-    layout = layoutDraft(ctx, plan, faqs, seo.h1);
+    layout = next;
+    words = nextWords;
   }
+  // A service page's own sections stay even when empty: the draft then says what the client should supply.
   const filled = (s: PlanSection): boolean =>
     s.kind === 'cta' ||
+    s.keep === true ||
+    layout.capped.has(s) ||
     (s.kind === 'faq' ? layout.faqs.length > 0 : s.range !== undefined || (layout.chosen.get(s)?.length ?? 0) > 0);
+  // Sections with no material at all go; those the share cap starved stay, with their note.
   if (!plan.every(filled)) {
     plan = plan.filter(filled);
     layout = layoutDraft(ctx, plan, faqs, seo.h1);

@@ -6,12 +6,19 @@
 import type { Context, Unit } from './context.ts';
 import { slotMaterial } from './outline.ts';
 import type { PlanSection } from './outline.ts';
+import { placementOf, SECTION_MATCH_THRESHOLD } from './placement.ts';
 import { overlap, tokenize } from './text.ts';
 
 /** A planned section as the composer sees it: plus extra stems to match (an edited brief's points). */
 export interface ComposeSection extends PlanSection {
   pointStems?: readonly string[];
 }
+
+/**
+ * At most this share of a draft's words may be quoted from any one researched page (its body sentences and list
+ * items, FAQ questions and answers), over all the draft's words (countWords, research-gap notes aside).
+ */
+export const MAX_SOURCE_SHARE = 0.3;
 
 export interface ComposeOptions {
   /** Words the whole draft aims at. */
@@ -20,9 +27,11 @@ export interface ComposeOptions {
   fixedWords: number;
   /** Units that must not be chosen (already placed, or used as FAQ answers). */
   reserved: ReadonlySet<number>;
+  /** Words each researched page already has in the fixed part (its FAQs), by citation number. */
+  sourceWords?: ReadonlyMap<number, number>;
 }
 
-interface Scored {
+export interface Scored {
   unit: Unit;
   score: number;
 }
@@ -30,47 +39,48 @@ interface Scored {
 /** Share of the body budget for the opening, the conclusion and a CTA's own contact lines. */
 const SHARE: Partial<Record<PlanSection['kind'], number>> = { intro: 0.1, conclusion: 0.1, cta: 0.05 };
 
-/** Relevance of units to a section: a score, or null when a unit does not belong there at all. */
+/** Topic words a sentence must name (as a share of the topic's) to open the draft. */
+export const INTRO_TOPIC_COVERAGE = 0.5;
+
+/**
+ * Relevance of units to a section: a score, or null when a unit does not belong there at all. A researched unit
+ * belongs under a heading only when its source section matches it (placement.ts); the opening takes on-topic
+ * sentences from the openings of the pages; the client's own sentences fill templated slots by their cue words.
+ */
 export function sectionScorer(ctx: Context, section: ComposeSection): (u: Unit) => number | null {
-  const topic = new Set(ctx.topicStems);
-  const headingStems = tokenize(section.heading, ctx.language)
-    .filter((t) => !t.stop && !topic.has(t.stem))
-    .map((t) => t.stem);
+  const place = placementOf(ctx, section.heading);
   return (u) => {
     if (u.kind === 'raw' || u.origin === 'imported') return null;
     const topicCov = ctx.topicStems.length ? overlap(u.stems, ctx.topicStems) / ctx.topicStems.length : 0;
     const hint = ctx.hints.size ? Math.min(0.6, 0.2 * overlap(u.stems, ctx.hints)) : 0;
     const own = u.origin !== 'research';
     if (section.kind === 'intro') {
-      if (topicCov === 0 || u.question || u.kind !== 'sentence' || u.faq) return null;
-      // The opening quotes the research; the client's own facts go to the sections they answer.
-      if (own) return null;
-      if (u.position > 0.35 && u.heading !== '') return null;
-      return (
-        2 * topicCov + (u.heading === '' ? 1 : 0) + (1 - u.position) + 0.5 * u.termScore + hint - (u.refersBack ? 1 : 0)
-      );
+      // The opening quotes the openings of the research; the client's own facts go to the sections they answer.
+      if (own || u.section !== -1 || u.kind !== 'sentence' || u.question || u.refersBack || u.faq) return null;
+      // A labelled line ("Verdict: ...", "Short answer: ...") is a box of its page, not an opening.
+      if (/^[\p{L}’' ]{1,24}:\s/u.test(u.text)) return null;
+      if (topicCov < INTRO_TOPIC_COVERAGE) return null;
+      return 2 * topicCov + 1 + (1 - u.position) + 0.5 * u.termScore + hint;
     }
-    if (section.slot?.ownOnly && !own) return null;
-    const native = !u.faq && u.headingIds.some((id) => section.members.has(id));
-    const rel = headingStems.length ? overlap(u.stems, headingStems) / headingStems.length : 0;
-    const slot = section.slot !== null && section.templated && slotMaterial(ctx, section.slot, u);
+    const slotOwn = section.slot !== null && section.templated && slotMaterial(ctx, section.slot, u);
+    if (section.kind === 'cta' || section.slot?.ownOnly) {
+      if (!slotOwn) return null;
+      return 2 + 0.5 * topicCov + 0.5 * u.termScore + hint - (u.question ? 0.4 : 0);
+    }
+    if (u.faq) return null;
+    const match = place(u);
+    if (match < SECTION_MATCH_THRESHOLD && !slotOwn) return null;
     const points = section.pointStems?.length ? overlap(u.stems, section.pointStems) / section.pointStems.length : 0;
-    if (!native && rel === 0 && !slot && points === 0) return null;
-    // Out of its own section a question or a sentence that leans on the one before it does not read.
-    if (!native && (u.question || u.refersBack)) return null;
-    if (section.kind === 'cta' && !slot) return null;
     return (
-      3 * (native ? 1 : 0) +
-      2 * rel +
-      1.5 * (slot ? 1 : 0) +
+      3 * Math.min(1, match) +
+      1.5 * (slotOwn ? 1 : 0) +
       points +
       0.5 * topicCov +
       0.5 * u.termScore +
       hint +
-      (own ? (section.slot?.preferOwn ? 1.5 : 0.2) : 0) -
+      (own ? 0.2 : 0) -
       (u.refersBack ? 0.3 : 0) -
-      (u.question ? 0.4 : 0) -
-      (u.faq ? 0.5 : 0)
+      (u.question ? 0.4 : 0)
     );
   };
 }
@@ -91,12 +101,18 @@ function ranked(ctx: Context, section: ComposeSection, reserved: ReadonlySet<num
   return out.filter((s) => refs.includes(s.unit.ref));
 }
 
-/** Chooses units for every section; returns them per section in reading order. */
+/** Words a researched page may still give when the draft has `total` words (its quoted words count in the total). */
+export function shareRoom(quoted: number, total: number): number {
+  // q + w <= s (t + w)  <=>  w <= (s t - q) / (1 - s)
+  return (MAX_SOURCE_SHARE * total - quoted) / (1 - MAX_SOURCE_SHARE);
+}
+
+/** Chooses units for every section, each page within MAX_SOURCE_SHARE of the expected draft; scored, per section. */
 export function compose(
   ctx: Context,
   sections: readonly ComposeSection[],
   o: ComposeOptions,
-): Map<ComposeSection, Unit[]> {
+): Map<ComposeSection, Scored[]> {
   const fillable = sections.filter((s) => s.kind !== 'faq' && s.kind !== 'imported');
   const lists = new Map(fillable.map((s) => [s, ranked(ctx, s, o.reserved)]));
   const body = Math.max(0, o.target - o.fixedWords);
@@ -108,12 +124,29 @@ export function compose(
   const chosen = new Map<ComposeSection, Scored[]>(fillable.map((s) => [s, []]));
   const filled = new Map<ComposeSection, number>(fillable.map((s) => [s, 0]));
   const used = new Set<number>();
+  const quoted = new Map(o.sourceWords ?? []);
   let total = o.fixedWords;
+  // What the draft can reach: each page gives at most its share of the target, the client's own words any amount.
+  const eligible = new Map<number, number>();
+  const seen = new Set<number>();
+  for (const list of lists.values())
+    for (const { unit } of list)
+      if (!seen.has(unit.id)) {
+        seen.add(unit.id);
+        eligible.set(unit.ref, (eligible.get(unit.ref) ?? 0) + unit.words);
+      }
+  let reachable = o.fixedWords;
+  for (const [ref, words] of eligible)
+    reachable += ctx.refs[ref - 1]?.origin === 'research' ? Math.min(words, MAX_SOURCE_SHARE * o.target) : words;
+  const expected = Math.min(o.target, reachable);
+  const withinShare = (u: Unit): boolean =>
+    u.origin !== 'research' || u.words <= shareRoom(quoted.get(u.ref) ?? 0, Math.max(total, expected - u.words));
 
   const take = (s: ComposeSection, item: Scored): void => {
     used.add(item.unit.id);
     chosen.get(s)?.push(item);
     filled.set(s, (filled.get(s) ?? 0) + item.unit.words);
+    if (item.unit.origin === 'research') quoted.set(item.unit.ref, (quoted.get(item.unit.ref) ?? 0) + item.unit.words);
     total += item.unit.words;
   };
   const round = (accept: (s: ComposeSection, u: Unit) => boolean, sectionsToFill: readonly ComposeSection[]): void => {
@@ -140,12 +173,12 @@ export function compose(
   round((s, u) => {
     const f = filled.get(s) ?? 0;
     const b = budget.get(s) ?? 0;
-    return f < b && (f === 0 || f + u.words <= b * 1.2);
+    return f < b && (f === 0 || f + u.words <= b * 1.2) && withinShare(u);
   }, fillable);
   // Phase 2: short of the target, any body section takes more while the total stays under +8%.
   if (total < o.target * 0.97) {
     const bodySections = fillable.filter((s) => s.kind === 'body' || s.kind === 'conclusion');
-    round((_s, u) => total < o.target * 0.97 && total + u.words <= o.target * 1.08, bodySections);
+    round((_s, u) => total < o.target * 0.97 && total + u.words <= o.target * 1.08 && withinShare(u), bodySections);
   }
   // Phase 3: over +10% (long fixed parts), drop the weakest unit of the fullest section, keeping one per section.
   while (total > o.target * 1.1) {
@@ -166,9 +199,7 @@ export function compose(
     filled.set(worst, (filled.get(worst) ?? 0) - drop.unit.words);
     total -= drop.unit.words;
   }
-  const out = new Map<ComposeSection, Unit[]>();
-  for (const s of fillable) out.set(s, readingOrder(chosen.get(s) ?? []));
-  return out;
+  return chosen;
 }
 
 /** Sources in the order of their best unit in the section; within a source, page order. */
@@ -212,6 +243,7 @@ export function pickForTerms(
   used: Set<number>,
   maxWords: number,
   place: (u: Unit) => number,
+  share?: { fits(u: Unit): boolean; take(u: Unit): void },
 ): TermPick[] {
   const picks: TermPick[] = [];
   let left = maxWords;
@@ -226,7 +258,8 @@ export function pickForTerms(
         u.origin === 'imported' ||
         u.faq ||
         u.words > left ||
-        !hasRun(u.seq, phrase)
+        !hasRun(u.seq, phrase) ||
+        (share && !share.fits(u))
       )
         continue;
       const section = place(u);
@@ -238,6 +271,7 @@ export function pickForTerms(
     if (!best) continue;
     used.add(best.unit.id);
     left -= best.unit.words;
+    share?.take(best.unit);
     picks.push({ term, unit: best.unit, section: best.section });
   }
   return picks;

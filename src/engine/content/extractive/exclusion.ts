@@ -59,6 +59,14 @@ export function createTopicMatcher(topics: readonly string[], language: string, 
   };
 }
 
+/**
+ * The writer's matcher for the research sites' names (docs/extractive-writer.md section 3): the shared brand matcher,
+ * where a word standing for a name by its first letters needs an inner capital (`RapidFlow`), so that a plain
+ * capitalised `Water` or `Comfort` does not drop a sentence as naming `waterwise` or `comfortairhvac`.
+ */
+export const createSiteMatcher = (labels: readonly string[]): Matcher =>
+  createBrandMatcher(labels, { prefixNeedsInnerCapital: true });
+
 /** Both matchers as one. */
 export function anyOf(...matchers: Matcher[]): Matcher {
   const live = matchers.filter((m) => !m.empty);

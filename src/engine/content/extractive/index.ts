@@ -1,7 +1,9 @@
 /**
- * The extractive ContentWriter (`LLM_PROVIDER=extractive`, the offline default): briefs and drafts assembled from
- * the researched pages by the deterministic algorithm of docs/extractive-writer.md. Every body sentence is quoted
- * from a source and cites it; only headings, title and call-to-action lines come from documented templates.
+ * The extractive ContentWriter (`LLM_PROVIDER=extractive`, the offline default): research drafts assembled from the
+ * researched pages by the deterministic algorithm of docs/extractive-writer.md. Every body sentence is quoted from a
+ * source section about its heading and cites it (the client's own words carry no marker), no page gives more than
+ * MAX_SOURCE_SHARE of the words, and what the sources lack is marked as a research gap; only headings, title and
+ * call-to-action lines come from documented templates.
  */
 import type { TermAnalyzer } from '../../analysis/terms/types.ts';
 import type {
@@ -26,8 +28,10 @@ import type { DocumentCache } from './terms.ts';
 import type { DocumentTerms } from '../../analysis/terms/types.ts';
 import { countText, primaryLanguage } from './text.ts';
 
-export { countWords } from './text.ts';
+export { countWords, RESEARCH_GAP } from './text.ts';
 export { EXTRACTIVE_NOTE } from './markdown.ts';
+export { MAX_SOURCE_SHARE } from './compose.ts';
+export { SECTION_MATCH_THRESHOLD, sectionMatch } from './placement.ts';
 
 export const EXTRACTIVE_WRITER_NAME = 'extractive';
 

@@ -7,12 +7,17 @@ import type { Draft, DraftSentence } from '../types.ts';
 import type { CitationRef } from './context.ts';
 import { countWords } from './text.ts';
 
-/** One piece of a section: a sentence, a list item, an imported sub-heading or an imported raw block. */
+/**
+ * One piece of a section: a sentence, a list item, an imported sub-heading or raw block, or a research-gap note
+ * (rendered as its own paragraph, not counted as words and not listed in `draft.sentences`).
+ */
 export interface Piece {
-  kind: 'sentence' | 'item' | 'heading' | 'raw';
+  kind: 'sentence' | 'item' | 'heading' | 'raw' | 'note';
   text: string;
-  /** Citation number, or null for template lines (and imported headings and raw blocks). */
+  /** Citation number shown after it, or null: template lines, the client's own words, imported headings, notes. */
   ref: number | null;
+  /** Where the text comes from, for `draft.sentences` (null: a template line); by default the cited source's URL. */
+  url?: string | null;
   /** Pieces of one source paragraph or list share a group. */
   group: string;
   ordered?: boolean;
@@ -43,7 +48,7 @@ export interface DraftModel {
 
 /** The label at the end of every extractive draft (inside the Sources section, so it is not counted). */
 export const EXTRACTIVE_NOTE =
-  '_Extractive draft: every sentence is quoted from the source it cites; headings, title and call to action follow documented templates._';
+  '_Extractive draft: every cited sentence is quoted from the source it cites, uncited ones are the client’s own, and research-gap notes mark what the sources lack; headings, title and call to action follow documented templates._';
 
 const marker = (p: Piece): string => (p.ref === null ? '' : ` [${p.ref}]`);
 
@@ -94,7 +99,8 @@ function renderPieces(pieces: readonly Piece[], exact: boolean, out: string[]): 
       continue;
     }
     endList();
-    if (p.kind === 'heading') out.push(`${'#'.repeat(Math.min(6, Math.max(3, p.level ?? 3)))} ${p.text}`, '');
+    if (p.kind === 'note') out.push(p.text, '');
+    else if (p.kind === 'heading') out.push(`${'#'.repeat(Math.min(6, Math.max(3, p.level ?? 3)))} ${p.text}`, '');
     else out.push(p.text, '');
   }
   flush();
@@ -108,7 +114,11 @@ export function renderDraft(model: DraftModel): Draft {
   const record = (pieces: readonly Piece[], name: string, urls: Map<number, string>): void => {
     for (const p of pieces) {
       if (p.kind === 'sentence' || p.kind === 'item')
-        sentences.push({ text: p.text, section: name, sourceUrl: p.ref === null ? null : (urls.get(p.ref) ?? null) });
+        sentences.push({
+          text: p.text,
+          section: name,
+          sourceUrl: p.url !== undefined ? p.url : p.ref === null ? null : (urls.get(p.ref) ?? null),
+        });
     }
   };
   const urls = new Map(model.refs.map((r) => [r.number, r.url]));

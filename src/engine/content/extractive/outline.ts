@@ -4,7 +4,8 @@
  * and order sections by where the sources put them.
  */
 import type { Context, HeadingOcc, Unit } from './context.ts';
-import { faqHeading, slotHeading, slotsFor, INTRODUCTION } from './templates.ts';
+import { placementOf, SECTION_MATCH_THRESHOLD, subjectStems } from './placement.ts';
+import { faqHeading, keywordPhrase, slotHeading, slotsFor, INTRODUCTION } from './templates.ts';
 import type { Slot, TemplateVars } from './templates.ts';
 import { compareStrings, countText, jaccard, overlap, tokenize } from './text.ts';
 import { matchTerms } from './terms.ts';
@@ -16,12 +17,14 @@ export interface PlanSection {
   level: 2 | 3;
   kind: SectionKind;
   slot: Slot | null;
-  /** Heading occurrences whose sentences are the section's own material. */
+  /** Heading occurrences the section was planned from (a cluster's members); placement does not depend on them. */
   members: ReadonlySet<number>;
   templated: boolean;
   position: number;
   /** Imported sections: the page's blocks [from, to) the section keeps. */
   range?: readonly [number, number];
+  /** Kept in the outline even without material (a service page's own sections): the draft says what is missing. */
+  keep?: boolean;
 }
 
 interface Cluster {
@@ -32,10 +35,12 @@ interface Cluster {
   score: number;
   position: number;
   material: number;
+  /** The material by citation number. */
+  byRef: ReadonlyMap<number, number>;
 }
 
 /** Words of material below which a section is not planned. */
-export const MIN_SECTION_WORDS = 40;
+export const MIN_SECTION_WORDS = 30;
 
 export const MAX_SECTIONS = 9;
 
@@ -51,26 +56,53 @@ export function templateVars(ctx: Context): TemplateVars {
     .filter((t) => !t.stop)
     .map((t) => t.stem);
   const topicHasArea = overlap(new Set(ctx.topicStems), areaStems) > 0;
-  return { topic: ctx.topic, client: ctx.client.name, area, domain: ctx.client.domain?.trim() || null, topicHasArea };
+  return {
+    topic: ctx.topic,
+    keyword: keywordPhrase(ctx.topic, area),
+    client: ctx.client.name,
+    area,
+    domain: ctx.client.domain?.trim() || null,
+    topicHasArea,
+  };
 }
 
-/** Clusters of usable research headings, best first. */
+/** Words of research material a heading can hold, by page: units whose source section matches it (placement.ts). */
+export function placeableByRef(ctx: Context, heading: string): Map<number, number> {
+  const place = placementOf(ctx, heading);
+  const out = new Map<number, number>();
+  for (const u of ctx.units) {
+    if (u.origin !== 'research' || u.faq || u.kind === 'raw') continue;
+    if (place(u) >= SECTION_MATCH_THRESHOLD) out.set(u.ref, (out.get(u.ref) ?? 0) + u.words);
+  }
+  return out;
+}
+
+/** Words of research material a heading can hold. */
+export function placeableWords(ctx: Context, heading: string): number {
+  let words = 0;
+  for (const w of placeableByRef(ctx, heading).values()) words += w;
+  return words;
+}
+
+/** Clusters of usable research headings, best first; `material` is what their heading can hold. */
 export function clusterHeadings(ctx: Context): Cluster[] {
   const topic = new Set(ctx.topicStems);
   const occs = ctx.headings
-    .filter((h) => !h.unusable && !h.faq && h.level >= 2 && h.level <= 3 && countText(h.text) <= 14)
-    // A heading that is all topic words (`What is a tankless water heater?`) keeps its function words instead.
+    .filter((h) => !h.unusable && !h.dropped && !h.faq && h.level >= 2 && h.level <= 3 && countText(h.text) <= 14)
+    // Subjects as placement sees them (synonyms as one: prices and cost); a heading that is all topic words (`What is
+    // a tankless water heater?`) keeps its function words instead.
     .map((h) => {
-      const own = h.stems.filter((x) => !topic.has(x));
+      const own = subjectStems(h.text, topic, ctx.language);
       return {
         h,
-        stems: new Set(
-          own.length > 0
+        stems:
+          own.size > 0
             ? own
-            : tokenize(h.text, ctx.language)
-                .map((t) => t.stem)
-                .filter((x) => !topic.has(x)),
-        ),
+            : new Set(
+                tokenize(h.text, ctx.language)
+                  .map((t) => t.stem)
+                  .filter((x) => !topic.has(x)),
+              ),
       };
     })
     .filter((o) => o.stems.size > 0)
@@ -91,35 +123,27 @@ export function clusterHeadings(ctx: Context): Cluster[] {
     else clusters.push({ members: [o.h], stems: o.stems });
   }
   const sourceCount = Math.max(1, new Set(ctx.headings.map((h) => h.ref)).size);
-  const material = nativeWords(ctx.units);
   return clusters
     .map((c, id) => {
       const refs = new Set(c.members.map((m) => m.ref)).size;
       const termWeight =
         c.members.reduce((sum, m) => sum + matchTerms(ctx.termIndex, m.text).score, 0) / c.members.length;
-      const words = c.members.reduce((sum, m) => sum + (material.get(m.id) ?? 0), 0);
+      const heading = representative(c.members, ctx);
+      const byRef = placeableByRef(ctx, heading);
+      const words = [...byRef.values()].reduce((a, b) => a + b, 0);
       const hint = overlap(ctx.hints, c.stems) > 0 ? 0.3 : 0;
       return {
         id,
         members: c.members,
         stems: c.stems,
-        heading: representative(c.members, ctx),
+        heading,
         score: (2 * refs) / sourceCount + 0.5 * termWeight + hint + 0.5 * Math.min(1, words / 150),
         position: c.members.reduce((sum, m) => sum + m.position, 0) / c.members.length,
         material: words,
+        byRef,
       };
     })
     .sort((a, b) => b.score - a.score || a.position - b.position || a.id - b.id);
-}
-
-function nativeWords(units: readonly Unit[]): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const u of units) {
-    if (u.faq || u.origin !== 'research') continue;
-    const id = u.headingIds[u.headingIds.length - 1];
-    if (id !== undefined) out.set(id, (out.get(id) ?? 0) + u.words);
-  }
-  return out;
 }
 
 /** The cluster's heading: its most frequent wording, then the one with more competitor terms, then source order. */
@@ -136,22 +160,16 @@ function representative(members: readonly HeadingOcc[], ctx: Context): string {
   return (ranked[0]?.text ?? '').replace(/[:\s]+$/, '');
 }
 
-/** Sentences that suit a templated slot: its cue words plus the topic or an important term. */
+/**
+ * The client's own sentences (knowledge base, imported page) that suit a templated slot: its cue words plus the
+ * topic, or (service area) the area's name with a word about serving it. Researched sentences never fill a slot by
+ * cue words: they go where their source section matches the heading.
+ */
 export function slotMaterial(ctx: Context, slot: Slot, unit: Unit): boolean {
-  if (unit.faq || unit.kind === 'raw') return false;
-  if (slot.ownOnly && unit.origin === 'research') return false;
-  const own = unit.origin !== 'research';
-  if (slot.key === 'area') return areaMatcher(ctx)(unit) && (own || AREA_CUE.test(unit.text));
-  if (!own && slot.researchMaterial && !slot.researchMaterial.test(unit.text)) return false;
-  const related = overlap(unit.stems, ctx.topicStems) > 0 || unit.termScore >= 0.3 || own;
-  // A conclusion may also come from what the sources say near their end.
-  return (
-    related && (slot.material.test(unit.text) || (slot.key === 'conclusion' && unit.position >= 0.75 && !unit.question))
-  );
+  if (unit.faq || unit.kind === 'raw' || unit.origin === 'research') return false;
+  if (slot.key === 'area') return areaMatcher(ctx)(unit);
+  return slot.material.test(unit.text);
 }
-
-const AREA_CUE =
-  /\b(?:serv(?:e|es|ed|ing)|areas?|neighbou?rhoods?|cities|communities|county|suburbs?|across|throughout|nearby|local(?:ly)?)\b/i;
 
 function areaMatcher(ctx: Context): (u: Unit) => boolean {
   const area = ctx.client.serviceArea ?? '';
@@ -161,10 +179,27 @@ function areaMatcher(ctx: Context): (u: Unit) => boolean {
   return (u) => stems.length > 0 && overlap(u.stems, stems) > 0;
 }
 
-/** The planned sections of a new page: intro, slots and top clusters, in reading order; `extra` adds sections. */
-export function planSections(ctx: Context, extra = 0): PlanSection[] {
+/** Service-page sections planned even without material: the draft then says what the client should supply. */
+const KEEP: ReadonlySet<string> = new Set(['services', 'why_choose', 'area']);
+
+/** What a trial layout taught: pages at their share of the draft, and headings that got too little material. */
+export interface Avoid {
+  full: ReadonlySet<number>;
+  thin: ReadonlySet<string>;
+}
+
+const NO_AVOID: Avoid = { full: new Set(), thin: new Set() };
+
+/**
+ * The planned sections of a new page: intro, slots and top clusters, in reading order; `extra` adds sections, and
+ * clusters whose material lies only on `full` pages (at their share of the draft), or whose heading came out `thin`
+ * in a trial, are passed over.
+ */
+export function planSections(ctx: Context, extra = 0, avoid: Avoid = NO_AVOID): PlanSection[] {
+  const { full, thin } = avoid;
   const contract = ctx.request.pageContract ?? 'article';
-  const clusters = clusterHeadings(ctx).filter((c) => c.material >= MIN_SECTION_WORDS);
+  const all = clusterHeadings(ctx);
+  const clusters = all.filter((c) => c.material >= MIN_SECTION_WORDS);
   const used = new Set<number>();
   const vars = templateVars(ctx);
   const n = Math.min(MAX_SECTIONS, sectionCount(ctx.request.wordCountTarget) + extra);
@@ -177,49 +212,59 @@ export function planSections(ctx: Context, extra = 0): PlanSection[] {
     headings.add(k);
     candidates.push(p);
   };
-  const available = (members: ReadonlySet<number>, slot: Slot | null): number =>
-    ctx.units.reduce((sum, u) => {
-      const native = u.headingIds.some((id) => members.has(id)) && !u.faq;
-      return native || (slot && slotMaterial(ctx, slot, u)) ? sum + u.words : sum;
-    }, 0);
-
   const ownWords = (slot: Slot): number =>
-    ctx.units.reduce((sum, u) => (u.origin !== 'research' && slotMaterial(ctx, slot, u) ? sum + u.words : sum), 0);
-  // A section with no source heading behind it needs sentences that name most of the topic.
-  const half = Math.max(1, Math.ceil(ctx.topicStems.length / 2));
-  const availableStrict = (slot: Slot): number =>
-    ctx.units.reduce(
-      (sum, u) => (slotMaterial(ctx, slot, u) && overlap(u.stems, ctx.topicStems) >= half ? sum + u.words : sum),
-      0,
-    );
+    ctx.units.reduce((sum, u) => (slotMaterial(ctx, slot, u) ? sum + u.words : sum), 0);
+  // Each page may give only its share of the draft (MAX_SOURCE_SHARE): once a trial layout shows pages at their
+  // share, a cluster whose material lies only on them would add a heading, not words.
+  const room = (byRef: ReadonlyMap<number, number>): number => {
+    let w = 0;
+    for (const [ref, m] of byRef) if (!full.has(ref)) w += m;
+    return w;
+  };
+  const worth = (c: Cluster): boolean => room(c.byRef) >= MIN_SECTION_WORDS && !thin.has(c.heading.toLowerCase());
 
   for (const slot of slotsFor(ctx.request.intent, contract)) {
     const fits = (text: string): boolean => slot.heading.test(text) && !slot.notHeading?.test(text);
-    const matching = clusters.filter(
-      (c) => !used.has(c.id) && (fits(c.heading) || c.members.some((m) => fits(m.text))),
-    );
+    const fitting = (c: Cluster): boolean => fits(c.heading) || c.members.some((m) => fits(m.text));
+    const matching = clusters.filter((c) => !used.has(c.id) && fitting(c));
     if (slot.key === 'contact') {
       const heading = slotHeading('contact', ctx.style, vars);
       if (heading && english)
         add({ heading, level: 2, kind: 'cta', slot, members: new Set(), templated: true, position: 1 });
       continue;
     }
+    if (slot.ownOnly) {
+      // Another business's services, process, service area or reasons to choose it are never the client's: the
+      // research sections about them stay out of the page, and only the client's own words fill the slot.
+      for (const c of all) if (fitting(c)) used.add(c.id);
+      const heading = english ? slotHeading(slot.key, ctx.style, vars) : null;
+      const keep = ctx.commercial && KEEP.has(slot.key);
+      if (!heading || (!keep && ownWords(slot) < MIN_SECTION_WORDS / 2)) continue;
+      add({
+        heading,
+        level: 2,
+        kind: 'body',
+        slot,
+        members: new Set(),
+        templated: true,
+        position: slot.nominal,
+        keep,
+      });
+      continue;
+    }
     if (slot.contract) {
-      const take = matching.slice(0, 3);
-      const members = new Set(take.flatMap((c) => c.members.map((m) => m.id)));
-      const heading = english ? slotHeading(slot.key, ctx.style, vars) : (take[0]?.heading ?? null);
-      // The client's own facts fill a section sooner: half the words suffice when they are the client's.
-      const enough =
-        available(members, english ? slot : null) >= MIN_SECTION_WORDS ||
-        (slot.preferOwn && english && ownWords(slot) >= MIN_SECTION_WORDS / 2);
-      if (!heading || !enough) continue;
-      for (const c of take) used.add(c.id);
+      const heading = english ? slotHeading(slot.key, ctx.style, vars) : (matching[0]?.heading ?? null);
+      if (!heading) continue;
+      const material = placeableWords(ctx, heading) + ownWords(slot);
+      if (material < MIN_SECTION_WORDS) continue;
+      // The clusters the templated heading stands for are not planned again under their own headings.
+      for (const c of matching.slice(0, 3)) used.add(c.id);
       add({
         heading,
         level: 2,
         kind: slot.key === 'conclusion' ? 'conclusion' : 'body',
         slot,
-        members,
+        members: new Set(matching.slice(0, 3).flatMap((c) => c.members.map((m) => m.id))),
         templated: english,
         position: slot.nominal,
       });
@@ -240,16 +285,23 @@ export function planSections(ctx: Context, extra = 0): PlanSection[] {
       continue;
     }
     const heading = english ? slotHeading(slot.key, ctx.style, vars) : null;
-    if (heading && availableStrict(slot) >= MIN_SECTION_WORDS * 2) {
+    if (heading && placeableWords(ctx, heading) >= MIN_SECTION_WORDS * 2) {
       add({ heading, level: 2, kind: 'body', slot, members: new Set(), templated: true, position: slot.nominal });
     }
   }
-  // The slots come in priority order; keep the CTA and the best of the rest, then top up with clusters.
+  // The slots come in priority order; keep the CTA, a service page's own sections (they hold the client's words,
+  // not the research's, so they do not count against the section number) and the best of the rest, then top up
+  // with clusters.
   const cta = candidates.filter((c) => c.kind === 'cta');
-  const rest = candidates.filter((c) => c.kind !== 'cta').slice(0, Math.max(1, n - cta.length));
+  const scaffold = candidates.filter((c) => c.keep);
+  const rest = [
+    ...scaffold,
+    ...candidates.filter((c) => c.kind !== 'cta' && !c.keep).slice(0, Math.max(1, n - cta.length)),
+  ];
   for (const c of clusters) {
-    if (rest.length + cta.length >= n) break;
+    if (rest.length - scaffold.length + cta.length >= n) break;
     if (used.has(c.id) || headings.has(c.heading.toLowerCase())) continue;
+    if (!worth(c)) continue;
     used.add(c.id);
     headings.add(c.heading.toLowerCase());
     rest.push({
@@ -288,9 +340,10 @@ export function withFaqSection(ctx: Context, sections: readonly PlanSection[]): 
 }
 
 /** The sections of optimize mode: the imported page's own (opening and H2s), then the clusters it lacks. */
-export function planOptimize(ctx: Context, extra = 0): PlanSection[] {
+export function planOptimize(ctx: Context, extra = 0, avoid: Avoid = NO_AVOID): PlanSection[] {
   const imported = ctx.imported;
-  if (!imported) return planSections(ctx, extra);
+  if (!imported) return planSections(ctx, extra, avoid);
+  const { full, thin } = avoid;
   const blocks = imported.blocks;
   const top = Math.min(...blocks.filter((b) => b.kind === 'heading' && b.level >= 2).map((b) => b.level), 7);
   const starts = blocks.flatMap((b, i) => (b.kind === 'heading' && b.level === top ? [i] : []));
@@ -332,6 +385,8 @@ export function planOptimize(ctx: Context, extra = 0): PlanSection[] {
   for (const c of gapClusters(ctx, imported.headings)) {
     if (sections.length - 1 - starts.length >= room) break;
     if (taken.has(c.heading.toLowerCase())) continue;
+    if ([...c.byRef].reduce((w, [ref, m]) => (full.has(ref) ? w : w + m), 0) < MIN_SECTION_WORDS) continue;
+    if (thin.has(c.heading.toLowerCase())) continue;
     taken.add(c.heading.toLowerCase());
     const position = Number.isFinite(closing) ? closing - 1 + c.position / 2 : starts.length + c.position;
     sections.push({

@@ -6,13 +6,13 @@
  */
 import type { Brief, Draft, DraftSentence, RevisionGoals } from '../types.ts';
 import type { Context, Unit } from './context.ts';
-import { pickForTerms, sectionScorer } from './compose.ts';
+import { pickForTerms, sectionScorer, shareRoom } from './compose.ts';
 import type { ComposeSection } from './compose.ts';
 import { bestSection } from './draft.ts';
 import { buildFaqs } from './faqs.ts';
 import { templateVars } from './outline.ts';
 import { faqHeading, slotHeading, slotsFor, INTRODUCTION } from './templates.ts';
-import { capitalizeFirst, contentStems, countText, countWords, normalizeSpace, overlap } from './text.ts';
+import { capitalizeFirst, contentStems, countText, countWords, jaccard, normalizeSpace } from './text.ts';
 import { containsPhrase } from './terms.ts';
 
 interface Parsed {
@@ -83,13 +83,34 @@ export function reviseDraft(ctx: Context, brief: Brief, draft: Draft, goals: Rev
     newRefs.push(`${next}. [${title.replace(/[[\]]/g, '')}](${/[\s()]/.test(url) ? `<${url}>` : url})`);
     return next++;
   };
-  const render = (u: Unit): string => `${u.kind === 'item' ? '- ' : ''}${u.text} [${cite(u.url)}]`;
+  // The client's own words carry no citation marker; researched ones cite their page.
+  const render = (u: Unit): string =>
+    `${u.kind === 'item' ? '- ' : ''}${u.text}${u.origin === 'research' ? ` [${cite(u.url)}]` : ''}`;
   const present = new Set([...draft.sentences.map((s) => normalizeSpace(s.text).toLowerCase())]);
+  // No sentence twice: units the draft already has, or that say the same as one of its sentences, stay out.
+  const presentStems = draft.sentences.map((s) => new Set(contentStems(s.text, ctx.language)));
+  const repeats = (stems: ReadonlySet<string>): boolean =>
+    stems.size > 0 && presentStems.some((p) => jaccard(stems, p) >= 0.6);
   const used = new Set(
     ctx.units
-      .filter((u) => present.has(normalizeSpace(u.text).toLowerCase()) || draft.markdown.includes(u.text))
+      .filter(
+        (u) => present.has(normalizeSpace(u.text).toLowerCase()) || draft.markdown.includes(u.text) || repeats(u.stems),
+      )
       .map((u) => u.id),
   );
+  // Each researched page stays within its share of the draft (MAX_SOURCE_SHARE), counted as the draft stands.
+  const quoted = new Map<string, number>();
+  for (const s of draft.sentences)
+    if (s.sourceUrl && ctx.refs.some((r) => r.url === s.sourceUrl && r.origin === 'research'))
+      quoted.set(s.sourceUrl, (quoted.get(s.sourceUrl) ?? 0) + countText(s.text));
+  let total = countWords(draft.markdown);
+  const share = {
+    fits: (u: Unit): boolean => u.origin !== 'research' || u.words <= shareRoom(quoted.get(u.url) ?? 0, total),
+    take: (u: Unit): void => {
+      if (u.origin === 'research') quoted.set(u.url, (quoted.get(u.url) ?? 0) + u.words);
+      total += u.words;
+    },
+  };
 
   // An FAQ section, when asked for and missing.
   if (
@@ -111,7 +132,13 @@ export function reviseDraft(ctx: Context, brief: Brief, draft: Draft, goals: Rev
       if (words + w > Math.min(room, target * 0.2)) continue;
       const ref = ctx.refs.find((r) => r.url === f.sourceUrl);
       const sentences = ctx.split(f.answer);
-      const n = ref ? cite(ref.url) : null;
+      const stems = sentences.map((t) => new Set(contentStems(t, ctx.language)));
+      if (stems.some(repeats)) continue;
+      if (ref?.origin === 'research' && w > shareRoom(quoted.get(ref.url) ?? 0, total)) continue;
+      presentStems.push(...stems);
+      if (ref?.origin === 'research') quoted.set(ref.url, (quoted.get(ref.url) ?? 0) + w);
+      total += w;
+      const n = ref?.origin === 'research' ? cite(ref.url) : null;
       lines.push(`### ${f.question}`, '', sentences.map((s) => (n === null ? s : `${s} [${n}]`)).join(' '), '');
       for (const s of sentences) added.push({ text: s, section: faqName, sourceUrl: ref?.url ?? null });
       words += w;
@@ -122,50 +149,38 @@ export function reviseDraft(ctx: Context, brief: Brief, draft: Draft, goals: Rev
     }
   }
 
-  // Sections a unit can go to: the draft's own H2s (not FAQ, sources or a call to action).
+  // Sections a unit can go to: the draft's own H2s (not FAQ, sources or a call to action). The client's own sections
+  // (services, why choose, process, service area) keep their slot, so no researched sentence goes there.
+  const vars = templateVars(ctx);
+  const ownSlots = new Map(
+    slotsFor(ctx.request.intent, ctx.request.pageContract ?? 'article')
+      .filter((slot) => slot.ownOnly)
+      .map((slot) => [slotHeading(slot.key, ctx.style, vars), slot] as const),
+  );
   const sections: (ComposeSection & { line: number })[] = doc.sections
     .filter((s) => !isFaq(s.heading) && !/^sources$/i.test(s.heading) && s.heading !== cta)
     .map((s, i) => ({
       heading: s.heading,
       level: 2,
       kind: 'body',
-      slot: null,
-      templated: false,
+      slot: ownSlots.get(s.heading) ?? null,
+      templated: ownSlots.has(s.heading),
       position: i,
       line: s.end,
       members: new Set(ctx.headings.filter((h) => h.text.toLowerCase() === s.heading.toLowerCase()).map((h) => h.id)),
     }));
-  // What each section already talks about: the stems of its text, topic words aside.
-  const topic = new Set(ctx.topicStems);
-  const talk = sections.map((s) => {
-    const from = doc.sections.find((d) => d.end === s.line)?.line ?? s.line;
-    return new Set(
-      contentStems(doc.lines.slice(from + 1, s.line).join(' '), ctx.language).filter((x) => !topic.has(x)),
-    );
-  });
-  const place = (u: Unit): number => {
-    const i = bestSection(ctx, sections, u);
-    if (i >= 0) return i;
-    // No heading fits: the section whose text shares the most words with the sentence (at least two).
-    let best = -1;
-    let shared = 1;
-    talk.forEach((t, k) => {
-      const n = overlap(t, u.stems);
-      if (n > shared) {
-        best = k;
-        shared = n;
-      }
-    });
-    return best;
-  };
+  // A sentence goes only under a heading its source section matches (placement.ts); with none, it may open a section
+  // under its own source heading.
+  const place = (u: Unit): number => bestSection(ctx, sections, u);
   const terms = [...new Set([...goals.missingTerms, ...goals.underusedTerms].map((t) => normalizeSpace(t)))]
     .filter((t) => t && !ctx.excluded.matches(t))
     .filter((t) => goals.underusedTerms.includes(t) || !containsPhrase(draft.markdown, t, ctx.language));
-  const picks = pickForTerms(ctx, sections, terms, used, room, place);
+  const picks = pickForTerms(ctx, sections, terms, used, room, place, share);
   const fresh = new Map<number, string[]>();
   for (const p of picks) {
     // A sentence no section fits opens one section per pass, under its source's own heading.
-    if (p.section < 0 && p.unit.heading && p.unit.origin === 'research' && !ctx.banned.matches(p.unit.heading)) {
+    const own = ctx.headings.find((h) => h.id === p.unit.section);
+    if (p.section < 0 && own && !own.unusable && !own.dropped && p.unit.origin === 'research') {
       const known = sections.findIndex((s) => s.heading.toLowerCase() === p.unit.heading.toLowerCase());
       if (known >= 0) p.section = known;
       else if (fresh.size === 0) {
@@ -199,10 +214,11 @@ export function reviseDraft(ctx: Context, brief: Brief, draft: Draft, goals: Rev
     goals.recommendations.some((r) => /\b(?:bulleted|numbered) list\b/i.test(r)) &&
     !body.some((l) => /^\s*(?:[-*+]|\d+\.)\s+/.test(l))
   ) {
-    const list = bestList(ctx, sections, used, room);
+    const list = bestList(ctx, sections, used, room, share);
     const s = list ? sections[list.section] : undefined;
     if (list && s && s.line >= 0) {
       insert(s.line, ['', ...list.units.map(render), '']);
+      for (const u of list.units) share.take(u);
       for (const u of list.units) added.push({ text: u.text, section: s.heading, sourceUrl: u.url });
     }
   }
@@ -238,6 +254,7 @@ function bestList(
   sections: readonly ComposeSection[],
   used: ReadonlySet<number>,
   room: number,
+  share: { fits(u: Unit): boolean },
 ): { units: Unit[]; section: number } | null {
   const groups = new Map<string, Unit[]>();
   for (const u of ctx.units) {
@@ -248,11 +265,17 @@ function bestList(
   let best: { units: Unit[]; section: number; score: number } | null = null;
   for (const units of groups.values()) {
     const words = units.reduce((n, u) => n + u.words, 0);
-    if (units.length < 3 || words > room) continue;
+    const first = units[0];
+    if (units.length < 3 || words > room || !first) continue;
+    // The whole list must fit its page's share.
+    if (!share.fits({ ...first, words })) continue;
     sections.forEach((s, i) => {
       if (s.heading === INTRODUCTION) return;
       const scorer = sectionScorer(ctx, s);
-      const score = units.reduce((n, u) => n + (scorer(u) ?? 0), 0) / units.length;
+      const scores = units.map((u) => scorer(u));
+      // Every item must belong under the heading (placement), not just the list on average.
+      if (scores.some((x) => x === null)) return;
+      const score = scores.reduce<number>((n, x) => n + (x ?? 0), 0) / units.length;
       if (score > 0 && (!best || score > best.score)) best = { units, section: i, score };
     });
   }

@@ -28,6 +28,11 @@ export function createStyle(tone: Tone, brandVoice: string | null): Style {
 
 export interface TemplateVars {
   topic: string;
+  /**
+   * The topic as a noun phrase for headings: as written, except that a trailing (or leading) service-area name
+   * moves behind "in" with the area's own capitals (`emergency plumber austin` -> `emergency plumber in Austin`).
+   */
+  keyword: string;
   client: string;
   area: string | null;
   domain: string | null;
@@ -68,8 +73,6 @@ export interface Slot {
   ownOnly: boolean;
   /** The client's own sentences rank higher. */
   preferOwn: boolean;
-  /** What a researched page's sentence must also match to fill the slot (claims only the client can make). */
-  researchMaterial?: RegExp;
   /** Headings that belong to a more specific slot even though `heading` matches them. */
   notHeading?: RegExp;
 }
@@ -157,16 +160,14 @@ const SLOTS: Record<SlotKey, Slot> = {
     /\b(?:process|how it works|what to expect|procedure)\b|^how (?:we|our)\b/i,
     /\b(?:first|then|next|after|before|arriv\w*|inspect\w*|diagnos\w*|quotes?|estimates?|schedul\w*|approv\w*)\b/i,
     0.55,
+    { ownOnly: true },
   ),
   why_choose: s(
     'why_choose',
     /\bwhy (?:choose|us|hire)\b|\b(?:guarantee\w*|warrant\w*|licensed|insured|certified|trusted)\b/i,
     /\b(?:licens\w*|insur\w*|warrant\w*|guarantee\w*|certif\w*|experience\w*|reviews?|rated|trusted|reputable|years)\b/i,
     0.85,
-    {
-      preferOwn: true,
-      researchMaterial: /\b(?:ask|check|look for|make sure|should|choos\w*|hir\w*|verify|confirm)\b/i,
-    },
+    { preferOwn: true, ownOnly: true },
   ),
   services: s(
     'services',
@@ -175,6 +176,7 @@ const SLOTS: Record<SlotKey, Slot> = {
     0.1,
     {
       preferOwn: true,
+      ownOnly: true,
       notHeading: /\b(?:process|how|steps?|costs?|pric\w*|areas?|why)\b/i,
     },
   ),
@@ -183,7 +185,7 @@ const SLOTS: Record<SlotKey, Slot> = {
     /\b(?:areas?|locations?|serv(?:e|ing)|near (?:you|me)|cities|neighbou?rhoods?|communities)\b/i,
     /$^/,
     0.75,
-    { preferOwn: true },
+    { preferOwn: true, ownOnly: true },
   ),
   contact: s(
     'contact',
@@ -239,33 +241,27 @@ const t = (neutral: Templates['neutral'], friendly = neutral, direct = neutral):
 });
 const cap = capitalizeFirst;
 
+/**
+ * Headings put the keyword only where any noun phrase reads correctly: before a colon (`{Keyword}: costs`). No
+ * template puts it in a verb's slot (`How much does {keyword} cost?`, `How {keyword} works`) or after an article-less
+ * preposition (`Types of {keyword}`); the client's name, a proper noun, may follow a verb or preposition.
+ */
 const HEADINGS: Record<SlotKey, Templates> = {
-  what: t((v) => `What is ${v.topic}?`),
-  why: t((v) => `Why ${v.topic} matters`),
-  how: t((v) => `How ${v.topic} works`),
-  tips: t(
-    (v) => `Tips for ${v.topic}`,
-    (v) => `Helpful tips for ${v.topic}`,
-    (v) => `Practical tips for ${v.topic}`,
-  ),
-  options: t((v) => `${cap(v.topic)} options`),
-  types: t((v) => `Types of ${v.topic}`),
-  choose: t(
-    (v) => `How to choose ${v.topic}`,
-    (v) => `How to choose the right ${v.topic}`,
-  ),
-  compare: t((v) => `${cap(v.topic)} compared`),
-  best: t(
-    (v) => `Best ${v.topic}`,
-    (v) => `${cap(v.topic)} worth a look`,
-    (v) => `Top ${v.topic} picks`,
-  ),
+  what: t((v) => `${cap(v.keyword)}: the basics`),
+  why: t((v) => `${cap(v.keyword)}: why it matters`),
+  how: t((v) => `${cap(v.keyword)}: how it works`),
+  tips: t((v) => `${cap(v.keyword)}: tips`),
+  options: t((v) => `${cap(v.keyword)}: options`),
+  types: t((v) => `${cap(v.keyword)}: types`),
+  choose: t((v) => `${cap(v.keyword)}: how to choose`),
+  compare: t((v) => `${cap(v.keyword)}: comparison`),
+  best: t((v) => `${cap(v.keyword)}: top picks`),
   pricing: t(
-    (v) => `${cap(v.topic)} cost`,
-    (v) => `How much does ${v.topic} cost?`,
-    (v) => `${cap(v.topic)} pricing`,
+    (v) => `${cap(v.keyword)}: costs`,
+    (v) => `${cap(v.keyword)}: what it costs`,
+    (v) => `${cap(v.keyword)}: prices`,
   ),
-  benefits: t((v) => `Benefits of ${v.topic}`),
+  benefits: t((v) => `${cap(v.keyword)}: benefits`),
   process: t(
     () => 'How the process works',
     () => 'What to expect',
@@ -277,19 +273,19 @@ const HEADINGS: Record<SlotKey, Templates> = {
     (v) => `Why ${v.client}`,
   ),
   services: t(
-    (v) => `${cap(v.topic)} services`,
+    (v) => `Services from ${v.client}`,
     (v) => `How ${v.client} can help`,
-    (v) => `${cap(v.topic)} services from ${v.client}`,
+    (v) => `What ${v.client} offers`,
   ),
   area: t(
-    (v) => (!v.area ? null : v.topicHasArea ? 'Areas served' : `${cap(v.topic)} in ${v.area}`),
+    (v) => (v.area ? `Areas served: ${v.area}` : null),
     (v) => (v.area ? `Serving ${v.area}` : null),
-    (v) => (!v.area ? null : v.topicHasArea ? `Serving ${v.area}` : `${cap(v.topic)} across ${v.area}`),
+    (v) => (v.area ? `Serving ${v.area}` : null),
   ),
   contact: t(
     (v) => `Contact ${v.client}`,
     (v) => `Get in touch with ${v.client}`,
-    (v) => `Book ${v.topic} with ${v.client}`,
+    (v) => `Talk to ${v.client}`,
   ),
   conclusion: t(
     () => 'Conclusion',
@@ -310,15 +306,36 @@ export function slotHeading(key: SlotKey, style: Style, vars: TemplateVars): str
   return HEADINGS[key][style.name](vars);
 }
 
-/** The call-to-action lines (uncited: they name the client and make no claim). */
+/**
+ * The call-to-action lines (uncited: they name the client and make no claim). They never carry the keyword, so they
+ * read correctly whatever it is; the client's name is a proper noun and fits any of them.
+ */
 export function ctaLines(style: Style, vars: TemplateVars): string[] {
   const line =
     style.name === 'direct'
-      ? `Book ${vars.topic} with ${vars.client} today.`
+      ? `Contact ${vars.client} today.`
       : style.name === 'friendly'
-        ? `Get in touch with ${vars.client} to talk through ${vars.topic}.`
-        : `Contact ${vars.client} to discuss ${vars.topic}.`;
+        ? `Get in touch with ${vars.client} to talk it through.`
+        : `Contact ${vars.client} to discuss your project.`;
   return vars.domain ? [line, `Visit ${vars.domain}.`] : [line];
+}
+
+/**
+ * The keyword as a noun phrase: a service-area name that ends (or starts) the topic moves behind "in", written as
+ * the client writes it (`emergency plumber austin` with area `Austin, TX` -> `emergency plumber in Austin`).
+ */
+export function keywordPhrase(topic: string, area: string | null): string {
+  const words = topic.trim().split(/\s+/).filter(Boolean);
+  const place = (area ?? '').split(',')[0]?.trim() ?? '';
+  const placeWords = place.split(/\s+/).filter(Boolean);
+  const n = placeWords.length;
+  if (n === 0 || words.length <= n) return topic.trim();
+  const same = (slice: string[]): boolean => slice.join(' ').toLowerCase() === place.toLowerCase();
+  const before = words.slice(0, words.length - n);
+  if (same(words.slice(words.length - n)) && !/^(?:in|near|around|of)$/i.test(before[before.length - 1] ?? ''))
+    return `${before.join(' ')} in ${place}`;
+  if (same(words.slice(0, n))) return `${words.slice(n).join(' ')} in ${place}`;
+  return topic.trim();
 }
 
 /** The title patterns, best first; the writer takes the first that fits in 60 characters. */

@@ -37,9 +37,12 @@ export function countText(text: string): number {
   return text.match(COUNT_WORD)?.length ?? 0;
 }
 
+/** How a research-gap note starts: `[research gap: the sources say nothing about …]`. */
+export const RESEARCH_GAP = '[research gap:';
+
 /**
- * Words of a markdown draft: everything but the `## Sources` section, citation markers (`[3]`), link targets,
- * images, HTML comments and markdown syntax (heading hashes, list markers, emphasis, table rules).
+ * Words of a markdown draft: everything but the `## Sources` section, citation markers (`[3]`), research-gap notes,
+ * link targets, images, HTML comments and markdown syntax (heading hashes, list markers, emphasis, table rules).
  */
 export function countWords(markdown: string): number {
   let words = 0;
@@ -54,6 +57,7 @@ export function countWords(markdown: string): number {
     }
     if (inSources) continue;
     const line = raw
+      .replace(/\[research gap:[^\]]*\]/g, ' ')
       .replace(/^\s*#{1,6}\s+/, '')
       .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '')
       .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')

@@ -5,7 +5,7 @@
  */
 import type { TermAnalyzer } from '../../analysis/terms/types.ts';
 import type { BriefEntity, Research, ResearchSource } from '../types.ts';
-import { splitSentences } from './sentences.ts';
+import { splitSentences } from '../../analysis/sentences.ts';
 
 /** Terms and entities a brief keeps from the analysis. */
 export const BRIEF_TERMS = 25;
@@ -74,6 +74,17 @@ interface Candidate {
 
 const words = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
+/** Sentences of a source's text, its headings left out (the splitter keeps recent paragraphs' sentences). */
+function sourceSentences(source: ResearchSource, language: string): string[] {
+  const headingTexts = new Set(source.extraction.headings.map((h) => h.text.trim()));
+  const out: string[] = [];
+  for (const raw of source.extraction.mainText.split('\n')) {
+    const block = raw.trim();
+    if (block && !headingTexts.has(block)) out.push(...splitSentences(block, language));
+  }
+  return out;
+}
+
 function candidates(
   source: ResearchSource,
   topicWords: Set<string>,
@@ -81,23 +92,18 @@ function candidates(
   language: string,
   mentionsExcluded: (t: string) => boolean,
 ): Candidate[] {
-  const headingTexts = new Set(source.extraction.headings.map((h) => h.text.trim()));
   const out: Candidate[] = [];
   let order = 0;
-  for (const raw of source.extraction.mainText.split('\n')) {
-    const block = raw.trim();
-    if (!block || headingTexts.has(block)) continue;
-    for (const sentence of splitSentences(block, language)) {
-      const w = words(sentence);
-      if (w.length < 5 || mentionsExcluded(sentence)) continue;
-      const lower = sentence.toLowerCase();
-      const topicHits = new Set(w.filter((x) => topicWords.has(x))).size;
-      const termHits = terms.filter((t) => lower.includes(t)).length;
-      const text =
-        sentence.length > MAX_SENTENCE_CHARS ? `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…` : sentence;
-      // Figures are what citations are for; topic words outweigh generic term hits.
-      out.push({ text, order: order++, score: 3 * topicHits + termHits + (/\d/.test(sentence) ? 1 : 0) });
-    }
+  for (const sentence of sourceSentences(source, language)) {
+    const w = words(sentence);
+    if (w.length < 5 || mentionsExcluded(sentence)) continue;
+    const lower = sentence.toLowerCase();
+    const topicHits = new Set(w.filter((x) => topicWords.has(x))).size;
+    const termHits = terms.filter((t) => lower.includes(t)).length;
+    const text =
+      sentence.length > MAX_SENTENCE_CHARS ? `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…` : sentence;
+    // Figures are what citations are for; topic words outweigh generic term hits.
+    out.push({ text, order: order++, score: 3 * topicHits + termHits + (/\d/.test(sentence) ? 1 : 0) });
   }
   return out;
 }

@@ -1,0 +1,310 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
+import { structured } from '../helpers/mcp.ts';
+import { artifactsView } from '../../src/engine/content/views.ts';
+import { EXTRACTIVE_NOTICE } from '../../src/engine/content/notice.ts';
+import { readJobWithArtifacts } from '../../src/engine/content/service.ts';
+import { getArtifacts as readArtifactsRow } from '../../src/store/repos/content.ts';
+import {
+  call,
+  createdJob,
+  expectSameError,
+  mcpClient,
+  PLUMBING,
+  settle,
+  SOURDOUGH,
+  startContentApp,
+  startedAutopilot,
+  tenant,
+  tool,
+  type ErrorBody,
+  type Tenant,
+  type ToolResult,
+} from './helpers/harness.ts';
+
+/**
+ * get_content_artifacts with `include` and `format` (src/engine/content/artifacts-view.ts), over REST and MCP: the
+ * parts asked for and no others, each draft sentence once in the default answer, the draft as a footnoted markdown
+ * or HTML document with hostile source titles escaped, and the size of a 1,500-word job's default answer.
+ */
+
+const PARTS = ['outline', 'seo_metadata', 'entities', 'faqs', 'draft', 'citations', 'review', 'score'];
+const ALWAYS = ['job_id', 'status', 'writer', 'notice', 'sources'];
+const HOSTILE = '<script>alert("pwned")</script> Evil & Sons';
+
+interface Citation {
+  at?: [number, number];
+  claim?: string;
+  source_url: string;
+  quote?: string;
+  quote_at?: [number, number];
+}
+interface Answer extends ErrorBody {
+  job_id: string;
+  status: string;
+  writer: string | null;
+  notice: string | null;
+  draft?: { content: string; sentences?: unknown } | null;
+  citations?: Citation[] | null;
+  sources: { id: number; url: string; title: string }[] | null;
+  format?: string;
+  content?: string;
+  [part: string]: unknown;
+}
+
+let t: TestApp;
+let a: Tenant;
+let b: Tenant;
+let job: string;
+let pilot: string;
+let hostile: string;
+
+const path = (id: string, query = '') => `/copywriter/jobs/${id}/artifacts${query}`;
+const rest = (id: string, query = '', key = a.key) => call<Answer>(t, 'GET', path(id, query), { key });
+const mcp = (args: Record<string, unknown>, key = a.key) => tool(t, key, 'get_content_artifacts', args);
+const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
+
+/** The stored artifacts as the old answer showed them (every part, draft.sentences and full citations). */
+async function fullView(id: string) {
+  const { row, artifacts } = await readJobWithArtifacts(t.db, a.orgId, id);
+  return artifactsView(row, artifacts);
+}
+
+/** Every draft sentence and claim, counted over the draft text and the citation rows of one answer. */
+function sentenceCounts(answer: Answer, sentences: string[]): Map<string, number> {
+  const hay = [answer.draft?.content ?? '', ...(answer.citations ?? []).flatMap((c) => [c.claim ?? '', c.quote ?? ''])];
+  const counts = new Map<string, number>();
+  for (const s of sentences) {
+    const n = hay.reduce((sum, h) => sum + (h.split(s).length - 1), 0);
+    counts.set(s, n);
+  }
+  return counts;
+}
+
+beforeAll(async () => {
+  t = await startContentApp();
+  a = await tenant(t, 'agency', { serviceArea: 'Austin, TX', serviceLat: 30.2672, serviceLng: -97.7431 });
+  b = await tenant(t, 'agency');
+  job = (
+    await createdJob(t, a.key, {
+      topic: PLUMBING,
+      client_id: a.clientId,
+      page_contract: 'article',
+      word_count_target: 1500,
+    })
+  ).job_id;
+  expect(await settle(t, job)).toBe('completed');
+  pilot = (await startedAutopilot(t, a.key, { topic: PLUMBING, client_id: a.clientId, page_contract: 'article' }))
+    .job_id;
+  expect(await settle(t, pilot)).toBe('completed');
+  // A job whose first source has a hostile title: scraped text must come out escaped.
+  hostile = (await createdJob(t, a.key, { topic: SOURDOUGH, client_id: a.clientId, page_contract: 'article' })).job_id;
+  expect(await settle(t, hostile)).toBe('completed');
+  const stored = await readArtifactsRow(t.db, hostile);
+  const research = JSON.parse(stored!.research!) as { sources: { title: string }[] };
+  for (const s of research.sources) s.title = HOSTILE;
+  await t.db
+    .updateTable('content_artifacts')
+    .set({ research: JSON.stringify(research) })
+    .where('job_id', '=', hostile)
+    .execute();
+}, 300_000);
+afterAll(async () => {
+  await t?.close();
+});
+beforeEach(() => t.clock.advance(61_000));
+
+describe('include', () => {
+  it('answers only the parts asked for, plus job_id, status, writer, notice and sources (REST and MCP)', async () => {
+    for (const include of [['draft', 'review'], ['score'], ['outline', 'seo_metadata', 'entities', 'faqs']]) {
+      const r = await rest(job, `?include=${include.join(',')}`);
+      expect(r.status, r.text).toBe(200);
+      expect(Object.keys(r.body).sort()).toEqual([...ALWAYS, ...include].sort());
+      const m = await mcp({ job_id: job, include });
+      expect(m.isError).toBeFalsy();
+      expect(structured(m)).toEqual(r.body);
+    }
+  });
+
+  it('takes repeated and comma-separated REST parameters together, and ignores duplicates', async () => {
+    const r = await rest(job, '?include=draft,citations&include=score&include=draft');
+    expect(r.status, r.text).toBe(200);
+    expect(Object.keys(r.body).sort()).toEqual([...ALWAYS, 'citations', 'draft', 'score'].sort());
+  });
+
+  it('omitted means every part', async () => {
+    const r = await rest(job);
+    expect(Object.keys(r.body).sort()).toEqual([...ALWAYS, ...PARTS].sort());
+    expect(r.body.notice).toBe(EXTRACTIVE_NOTICE);
+    expect(r.body.writer).toBe('extractive');
+  });
+
+  it('an unknown name is 400 invalid_input naming include, the same body over REST and MCP', async () => {
+    const r = await rest(job, '?include=draft,sentences');
+    const m = await mcp({ job_id: job, include: ['draft', 'sentences'] });
+    expectSameError(m, r, 400, 'invalid_input');
+    const fields = r.body.error.details!.fields as { path: string; message: string }[];
+    expect(fields).toEqual([{ path: 'include', message: expect.stringContaining('"sentences"') }]);
+    expect(fields[0]!.message).toContain('outline, seo_metadata');
+  });
+
+  it('an unknown format is 400 invalid_input naming format', async () => {
+    const r = await rest(job, '?format=pdf');
+    const m = await mcp({ job_id: job, format: 'pdf' });
+    expectSameError(m, r, 400, 'invalid_input');
+    expect((r.body.error.details!.fields as { path: string }[]).map((f) => f.path)).toEqual(['format']);
+  });
+});
+
+describe('the default answer', () => {
+  it.each([
+    ['content job', () => job],
+    ['Autopilot run', () => pilot],
+  ])('%s: each draft sentence once in draft + citations; citations point into the draft', async (_kind, id) => {
+    const full = await fullView(id());
+    const sentences = (full.draft!.sentences as { text: string }[]).map((s) => s.text);
+    expect(sentences.length).toBeGreaterThan(10);
+    const r = await rest(id());
+    expect(r.status, r.text).toBe(200);
+    const answer = r.body;
+    expect(answer.draft!.sentences).toBeUndefined();
+    expect(answer.draft!.content).toBe(full.draft!.content);
+    for (const [s, n] of sentenceCounts(answer, sentences)) expect(n, s).toBeLessThanOrEqual(1);
+
+    // Per-sentence sources are still there: each row is `at` into the content or the claim, never both.
+    const stored = full.citations as { claim: string; source_url: string; quote: string | null }[];
+    expect(answer.citations).toHaveLength(stored.length);
+    answer.citations!.forEach((c, i) => {
+      expect(c.source_url).toBe(stored[i]!.source_url);
+      expect(c.at === undefined).toBe(c.claim !== undefined);
+      const claim = c.at ? answer.draft!.content.slice(c.at[0], c.at[1]) : c.claim;
+      expect(claim).toBe(stored[i]!.claim);
+      // The quote is kept only when the claim is not in it word for word.
+      const quote = stored[i]!.quote;
+      const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+      const differs = quote !== null && !squash(quote).includes(squash(claim!));
+      const shown = c.quote_at ? answer.draft!.content.slice(c.quote_at[0], c.quote_at[1]) : c.quote;
+      expect(shown).toBe(differs ? quote : undefined);
+      expect(c.quote !== undefined && c.quote_at !== undefined).toBe(false);
+    });
+    expect(structured(await mcp({ job_id: id() }))).toEqual(answer);
+  });
+
+  it('citations without the draft keep their claims', async () => {
+    const r = await rest(job, '?include=citations');
+    const full = await fullView(job);
+    expect(r.body.citations!.map((c) => c.claim)).toEqual((full.citations as { claim: string }[]).map((c) => c.claim));
+    expect(r.body.citations!.every((c) => c.at === undefined)).toBe(true);
+  });
+
+  it('a 1,500-word job: the default MCP structuredContent is at most 40 KB', async () => {
+    const m = await mcp({ job_id: job });
+    const after = bytes(structured(m));
+    const before = bytes(await fullView(job));
+    const subset = bytes(structured(await mcp({ job_id: job, include: ['draft', 'citations'] })));
+    console.log(
+      `get_content_artifacts, 1,500-word job: default (= all parts) ${after} bytes; before ${before} bytes; include=draft,citations ${subset} bytes`,
+    );
+    expect(after).toBeLessThanOrEqual(40 * 1024);
+    expect(after).toBeLessThan(before);
+  });
+});
+
+describe('format', () => {
+  it('markdown: REST answers text/markdown with footnotes and source URLs; MCP the same document as text', async () => {
+    const r = await rest(job, '?format=markdown');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(r.headers.get('x-ratelimit-limit')).not.toBeNull();
+    const doc = r.text;
+    expect(doc).toMatch(/^# /);
+    expect(doc).toContain(`> ${EXTRACTIVE_NOTICE.replace(/[\\`*_[\]<>|~&!#]/g, '\\$&')}`);
+    expect(doc).toMatch(/\[\^1\]/);
+    expect(doc).toMatch(/^\[\^1\]: .+<https:\/\/[^>]+>/m);
+    expect(doc).not.toMatch(/^## Sources/m);
+    expect(doc).not.toMatch(/ \[\d+\]/); // the writer's markers became footnotes
+    const sources = (await rest(job)).body.sources!;
+    const cited = sources.filter((s) => doc.includes(`<${s.url}>`));
+    expect(cited.length).toBeGreaterThan(1);
+    const refs = new Set([...doc.matchAll(/\[\^(\d+)\](?!:)/g)].map((m) => m[1]));
+    const defs = new Set([...doc.matchAll(/^\[\^(\d+)\]:/gm)].map((m) => m[1]));
+    expect(refs).toEqual(defs);
+
+    const m = await mcp({ job_id: job, format: 'markdown' });
+    expect(m.isError).toBeFalsy();
+    expect(structured(m)).toEqual({
+      job_id: job,
+      status: 'completed',
+      writer: 'extractive',
+      notice: EXTRACTIVE_NOTICE,
+      format: 'markdown',
+      content: doc,
+    });
+    expect((m as { content: { type: string; text: string }[] }).content).toEqual([{ type: 'text', text: doc }]);
+  });
+
+  it('html: REST answers text/html rendered from the markdown; MCP the same', async () => {
+    const r = await rest(job, '?format=html&include=draft');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(r.text).toMatch(/^<!doctype html>/);
+    expect(r.text).toContain('<h1>');
+    expect(r.text).toContain('<section class="footnotes"><ol>');
+    expect(r.text).toMatch(/<sup class="footnote-ref"><a href="#fn-1">1<\/a><\/sup>/);
+    expect(r.text).toMatch(/<li id="fn-1">.*<a href="https:\/\/[^"]+" rel="nofollow noopener">/);
+    const m = await mcp({ job_id: job, format: 'html' });
+    expect(structured<{ content: string; format: string }>(m)).toMatchObject({ format: 'html', content: r.text });
+  });
+
+  it('escapes a hostile source title in markdown and html', async () => {
+    const md = await rest(hostile, '?format=markdown');
+    expect(md.text).not.toContain('<script>');
+    expect(md.text).toContain('\\<script\\>alert("pwned")\\</script\\> Evil \\& Sons');
+    const html = await rest(hostile, '?format=html');
+    expect(html.status).toBe(200);
+    expect(html.text).not.toMatch(/<script/i);
+    expect(html.text).toContain('&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt; Evil &amp; Sons');
+    const m = await mcp({ job_id: hostile, format: 'html' });
+    expect(structured<{ content: string }>(m).content).toBe(html.text);
+  });
+
+  it('before the draft exists: 409 invalid_state for markdown, the JSON answer with draft null', async () => {
+    const stepped = (
+      await createdJob(t, a.key, { topic: PLUMBING, client_id: a.clientId, page_contract: 'article', mode: 'stepped' })
+    ).job_id;
+    expect(await settle(t, stepped)).toBe('brief_ready');
+    const r = await rest(stepped, '?format=markdown');
+    const m = await mcp({ job_id: stepped, format: 'markdown' });
+    expectSameError(m, r, 409, 'invalid_state');
+    const json = await rest(stepped);
+    expect(json.status).toBe(200);
+    expect(json.body).toMatchObject({ draft: null, citations: null });
+    expect(json.body.outline).not.toBeNull();
+  });
+});
+
+describe('another organisation', () => {
+  it("is 404 not_found for another organisation's job, whatever the format or include", async () => {
+    for (const query of ['', '?format=markdown', '?format=html', '?include=draft']) {
+      const r = await rest(job, query, b.key);
+      expect(r.status, query).toBe(404);
+      expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(r.body.error.code).toBe('not_found');
+    }
+    const m: ToolResult = await mcp({ job_id: job, format: 'markdown' }, b.key);
+    expectSameError(m, await rest(job, '', b.key), 404, 'not_found');
+  });
+
+  it('MCP lists one output schema admitting both the JSON answer and the document', async () => {
+    const c = await mcpClient(t, a.key);
+    try {
+      const listed = (await c.client.listTools()).tools.find((x) => x.name === 'get_content_artifacts')!;
+      expect(listed.description).toContain('quoted research draft');
+      const output = listed.outputSchema as unknown as { anyOf: { anyOf?: { required?: string[] }[] }[] };
+      const shapes = output.anyOf[0]!.anyOf!;
+      expect(shapes.map((s) => s.required?.includes('content') ?? false)).toEqual([false, true]);
+    } finally {
+      await c.close();
+    }
+  });
+});
