@@ -34,3 +34,42 @@ export async function connectStdioClient(env: Record<string, string>) {
 export function structured<T = Record<string, unknown>>(result: unknown): T {
   return (result as { structuredContent: T }).structuredContent;
 }
+
+/** The 2026-07-28 protocol revision: stateless, no initialize, a `_meta` envelope on every request. */
+export const MODERN = '2026-07-28';
+
+/** A real SDK v2 client pinned to the 2026-07-28 era over Streamable HTTP to `${baseUrl}/mcp`. */
+export async function connectModernHttpClient(baseUrl: string, key: string | null, headers: Record<string, string> = {}) {
+  const { Client: ModernClient, StreamableHTTPClientTransport: ModernHttp } = await import('@modelcontextprotocol/client');
+  const client = new ModernClient(
+    { name: 'agent-api-test', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: MODERN } } },
+  );
+  const transport = new ModernHttp(new URL('/mcp', baseUrl), {
+    requestInit: { headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...headers } },
+  });
+  await client.connect(transport);
+  return { client, transport, close: () => client.close() };
+}
+
+/** A real SDK v2 client pinned to the 2026-07-28 era over stdio to a spawned `agent-api mcp` process. */
+export async function connectModernStdioClient(env: Record<string, string>) {
+  const [{ Client: ModernClient }, { StdioClientTransport: ModernStdio }] = await Promise.all([
+    import('@modelcontextprotocol/client'),
+    import('@modelcontextprotocol/client/stdio'),
+  ]);
+  const client = new ModernClient(
+    { name: 'agent-api-test', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: MODERN } } },
+  );
+  const stderr: string[] = [];
+  const transport = new ModernStdio({
+    command: process.execPath,
+    args: [BIN, 'mcp'],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AGENT_API_LOG_LEVEL: 'info', ...env },
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (d: Buffer) => stderr.push(String(d)));
+  await client.connect(transport);
+  return { client, transport, stderr: () => stderr.join(''), close: () => client.close() };
+}

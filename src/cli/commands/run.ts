@@ -161,14 +161,14 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
         { createApp, VERSION },
         { authenticate },
         { buildMcpServer },
-        { guardTransport, malformedCall, meterMessage, rateRefusal },
-        { StdioServerTransport },
+        { GuardedTransport, malformedCall, meterMessage, rateRefusal },
+        { serveStdio, StdioServerTransport },
       ] = await Promise.all([
         import('../../app.ts'),
         import('../../engine/auth.ts'),
         import('../../transport/mcp/server.ts'),
         import('../../transport/mcp/message-guard.ts'),
-        import('@modelcontextprotocol/sdk/server/stdio.js'),
+        import('@modelcontextprotocol/server/stdio'),
       ]);
       const app = await createApp({ config });
       let principal: Awaited<ReturnType<typeof authenticate>> | undefined;
@@ -180,14 +180,7 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
         process.exitCode = 2;
         return;
       }
-      const server = buildMcpServer({
-        engine: app.engine,
-        operations: app.operations,
-        version: VERSION,
-        resolvePrincipal: () => authenticate(app.database.db, app.engine.clock, key),
-        taskPrincipal: () => authenticate(app.database.db, app.engine.clock, key),
-      });
-      const transport = new StdioServerTransport();
+      const acting = () => authenticate(app.database.db, app.engine.clock, key);
       await app.startBackground();
       await new Promise<void>((done) => {
         let closing = false;
@@ -196,20 +189,34 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
           closing = true;
           void app.close(app.config.AGENT_API_SHUTDOWN_GRACE_MS).finally(done);
         };
-        transport.onclose = shutdown;
-        process.stdin.once('end', shutdown);
-        process.once('SIGTERM', shutdown);
-        process.once('SIGINT', shutdown);
-        void server.connect(transport).then(() =>
-          // Malformed tool calls answer -32602 with one sentence; every other message counts against the key's rate
-          // limit (tool calls are metered by the operation), as over HTTP.
-          guardTransport(transport, (m) => {
+        // Malformed tool calls answer -32602 with one sentence; every other message counts against the key's rate
+        // limit (tool calls are metered by the operation), as over HTTP.
+        const transport = new GuardedTransport(
+          new StdioServerTransport(),
+          (m) => {
             const malformed = malformedCall(m);
             if (malformed) return malformed;
             const over = principal ? meterMessage(app.engine.services, principal, m) : null;
             return over ? rateRefusal(m, over) : null;
-          }),
+          },
+          shutdown,
         );
+        // The opening exchange decides the connection's era: initialize (2025-11-25) or server/discover (2026-07-28).
+        serveStdio(
+          ({ era }) =>
+            buildMcpServer({
+              engine: app.engine,
+              operations: app.operations,
+              version: VERSION,
+              era,
+              resolvePrincipal: acting,
+              taskPrincipal: acting,
+            }),
+          { transport },
+        );
+        process.stdin.once('end', shutdown);
+        process.once('SIGTERM', shutdown);
+        process.once('SIGINT', shutdown);
       });
     });
 }

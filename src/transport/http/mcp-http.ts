@@ -1,12 +1,17 @@
 import type { Context, Hono } from 'hono';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type Server,
+} from '@modelcontextprotocol/server';
 import { ApiError } from '../../errors.ts';
 import type { Principal } from '../../engine/auth.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { AnyOperation } from '../../tools/define.ts';
-import { buildMcpServer } from '../mcp/server.ts';
+import { buildMcpServer, type ToolExtra } from '../mcp/server.ts';
 import { malformedCall, meterMessage, rateRefusal, refusalMessage, type RpcRefusal } from '../mcp/message-guard.ts';
 import type { HttpEnv } from './guards.ts';
 import { errorHeaders } from './headers.ts';
@@ -103,12 +108,38 @@ export function mountMcpHttp(
     return sessions.size < limits.maxSessions;
   };
 
-  const authInfo = (principal: Principal, token: string, closed: AbortSignal) => ({
+  const authInfo = (principal: Principal, token: string, closed: AbortSignal): AuthInfo => ({
     token,
     clientId: principal.keyId,
     scopes: [...principal.scopes],
     extra: { principal, closed },
   });
+  /** The key a request was authenticated as (every HTTP request is, before it reaches an MCP server). */
+  const principalOf = (info: AuthInfo | undefined): Principal => {
+    const p = info?.extra?.principal as Principal | undefined;
+    if (!p) throw new ApiError('unauthorized');
+    return p;
+  };
+
+  /**
+   * The 2026-07-28 era: stateless, one server per request, built for the key that request was authenticated as.
+   * Nothing outlives the request, so any process of the installation can answer any request.
+   */
+  const modern = createMcpHandler(
+    ({ authInfo: info }) => {
+      const principal = principalOf(info);
+      return buildMcpServer({
+        engine,
+        operations: deps.operations,
+        version: deps.version,
+        era: 'modern',
+        resolvePrincipal: async () => principal,
+        taskPrincipal: async () => principal,
+        taskResultsPending,
+      });
+    },
+    { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES },
+  );
 
   /** Aborts when the HTTP exchange ends (its response is done or the client went away). */
   const exchangeClosed = (c: Context<HttpEnv>): AbortSignal => {
@@ -150,6 +181,9 @@ export function mountMcpHttp(
     if (malformed.length) return refusals(400, malformed, Array.isArray(body));
 
     const info = authInfo(principal, token, exchangeClosed(c));
+    // A request with the 2026-07-28 `_meta` envelope is the modern era's; everything else is a 2025-11-25 session's.
+    if (!sessionId && c.req.method === 'POST' && !(await isLegacyRequest(c.req.raw, body)))
+      return modern.fetch(c.req.raw, { parsedBody: body, authInfo: info });
     if (session) {
       session.lastSeen = now();
       return session.transport.handleRequest(c.req.raw, { parsedBody: body, authInfo: info });
@@ -170,11 +204,8 @@ export function mountMcpHttp(
       engine,
       operations: deps.operations,
       version: deps.version,
-      resolvePrincipal: async (extra) => {
-        const p = extra.authInfo?.extra?.principal as Principal | undefined;
-        if (!p) throw new ApiError('unauthorized');
-        return p;
-      },
+      era: 'legacy',
+      resolvePrincipal: async (ctx: ToolExtra) => principalOf(ctx.http?.authInfo),
       // Every HTTP request is authenticated before it reaches the session, and a session is bound to one key.
       taskPrincipal: async () => principal,
       taskResultsPending,
@@ -197,6 +228,7 @@ export function mountMcpHttp(
     sessionCount: () => sessions.size,
     async close(): Promise<void> {
       clearInterval(timer);
+      await modern.close();
       await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
       sessions.clear();
     },

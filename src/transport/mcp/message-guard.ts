@@ -1,5 +1,4 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode as ErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import { ApiError } from '../../errors.ts';
 import type { Principal } from '../../engine/auth.ts';
 import type { EngineServices } from '../../engine/engine.ts';
@@ -85,15 +84,39 @@ export function refusalMessage(r: RpcRefusal): JSONRPCMessage {
 }
 
 /**
- * Puts checks in front of a connected server's transport: a message they refuse is answered (requests) or dropped
- * (notifications) without reaching the server. Used for stdio, where there is no HTTP layer to check first.
+ * A transport with checks in front of it: a message they refuse is answered (requests) or dropped (notifications)
+ * without reaching the server. Used for stdio, where there is no HTTP layer to check first.
  */
-export function guardTransport(transport: Transport, check: (m: Message) => RpcRefusal | null): void {
-  const deliver = transport.onmessage;
-  if (!deliver) throw new Error('guardTransport: connect the server to the transport first');
-  transport.onmessage = (message, extra) => {
-    const refused = check(message as unknown as Message);
-    if (!refused) return deliver(message, extra);
-    if (isRequest(message as unknown as Message)) void transport.send(refusalMessage(refused)).catch(() => undefined);
-  };
+export class GuardedTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport['onmessage'];
+
+  constructor(
+    private readonly inner: Transport,
+    private readonly check: (m: Message) => RpcRefusal | null,
+    /** Called when the connection closes, whoever serves it. */
+    closed: () => void = () => undefined,
+  ) {
+    inner.onclose = () => {
+      this.onclose?.();
+      closed();
+    };
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onmessage = (message, extra) => {
+      const refused = this.check(message as unknown as Message);
+      if (!refused) return this.onmessage?.(message, extra);
+      if (isRequest(message as unknown as Message)) void inner.send(refusalMessage(refused)).catch(() => undefined);
+    };
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+  send(...args: Parameters<Transport['send']>): Promise<void> {
+    return this.inner.send(...args);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
 }

@@ -1,17 +1,12 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode as RpcErrorCode,
-  GetTaskPayloadRequestSchema,
+  ProtocolError,
+  ProtocolErrorCode,
   RELATED_TASK_META_KEY,
-  ListToolsRequestSchema,
-  McpError,
+  Server,
   type CallToolResult,
-  type ServerNotification,
-  type ServerRequest,
+  type ServerContext,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError, toApiError } from '../../errors.ts';
@@ -21,15 +16,22 @@ import type { AnyOperation, ProgressReporter } from '../../tools/define.ts';
 import { invalidInput, invokeOperation, takeRateLimit } from '../../tools/invoke.ts';
 import { insertTask } from '../../engine/tasks.ts';
 import { iso } from '../../clock.ts';
-import { createTaskStore } from './tasks.ts';
+import { createTaskProtocol } from './tasks.ts';
 
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type ToolExtra = ServerContext;
+
+/**
+ * The protocol era an instance serves: `legacy` is 2025-11-25 (initialize, sessions, MCP tasks), `modern` is
+ * 2026-07-28 (stateless, a `_meta` envelope on every request).
+ */
+export type Era = 'legacy' | 'modern';
 
 export interface McpServerDeps {
   engine: Engine;
   operations: readonly AnyOperation[];
   version: string;
-  /** Who is calling, resolved for every tool call (so revocation applies at once). */
+  era: Era;
+  /** Who is calling, resolved for every request (so revocation applies at once). */
   resolvePrincipal(extra: ToolExtra): Promise<Principal>;
   /** The key this connection acts as for MCP tasks: its organisation and scopes decide which tasks it sees. */
   taskPrincipal(): Promise<Principal>;
@@ -76,10 +78,10 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
  * because a failed call answers `isError` with `structuredContent: {error}` exactly as REST does, and MCP clients
  * validate any structured content they get against the advertised schema.
  */
-const definitionCache = new WeakMap<readonly AnyOperation[], Tool[]>();
+const definitionCache = new WeakMap<readonly AnyOperation[], Record<Era, Tool[]>>();
 
-export function toolDefinitions(operations: readonly AnyOperation[]): Tool[] {
-  const cached = definitionCache.get(operations);
+export function toolDefinitions(operations: readonly AnyOperation[], era: Era): Tool[] {
+  const cached = definitionCache.get(operations)?.[era];
   if (cached) return cached;
   const tools = operations.map((op) => ({
     name: op.name,
@@ -91,19 +93,19 @@ export function toolDefinitions(operations: readonly AnyOperation[]): Tool[] {
       ...jsonSchema(z.union([op.output, ErrorBodySchema]), 'output'),
     } as Tool['outputSchema'],
     annotations: { title: op.title, ...op.annotations },
-    ...(op.task ? { execution: { taskSupport: 'optional' as const } } : {}),
+    ...(op.task && era === 'legacy' ? { execution: { taskSupport: 'optional' as const } } : {}),
   }));
   // JSON Schema generation is the costly part of opening a session; every session of a process lists the same tools.
-  definitionCache.set(operations, tools);
+  definitionCache.set(operations, { ...definitionCache.get(operations)!, [era]: tools });
   return tools;
 }
 
-function progressReporter(extra: ToolExtra): ProgressReporter | null {
-  const token = extra._meta?.progressToken;
+function progressReporter(ctx: ToolExtra): ProgressReporter | null {
+  const token = ctx.mcpReq._meta?.progressToken;
   if (token === undefined) return null;
   return async (progress, total, message) => {
-    await extra
-      .sendNotification({
+    await ctx.mcpReq
+      .notify({
         method: 'notifications/progress',
         params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message },
       })
@@ -123,11 +125,11 @@ export async function callOperation(
   deps: McpServerDeps,
   op: AnyOperation,
   args: Record<string, unknown>,
-  extra: ToolExtra,
+  ctx: ToolExtra,
 ): Promise<CallToolResult> {
   const requestId = randomUUID();
   try {
-    const principal = await deps.resolvePrincipal(extra);
+    const principal = await deps.resolvePrincipal(ctx);
     takeRateLimit(deps.engine.services, principal);
     const { idempotency_key: rawKey, ...input } = args;
     if (rawKey !== undefined && typeof rawKey !== 'string') {
@@ -138,8 +140,8 @@ export async function callOperation(
       input,
       idempotencyKeys: op.idempotency === 'none' || rawKey === undefined ? null : [rawKey],
       requestId,
-      signal: extra.signal,
-      progress: progressReporter(extra),
+      signal: ctx.mcpReq.signal,
+      progress: progressReporter(ctx),
     });
     // A rendered document (define.ts `render`) is the text content; the JSON body stays the structured content.
     const document = op.render?.document(result.body) ?? null;
@@ -161,71 +163,98 @@ export async function callOperation(
   }
 }
 
+const INSTRUCTIONS =
+  'SEO content service: content jobs (research, brief, draft), Autopilot, Optimize (score a page against ranking competitors), tracker reads and outreach lists. Long work is asynchronous: start it, then poll the status tool (it accepts wait_seconds). Writing tools take idempotency_key; reuse it when retrying.';
+
+/** The task methods' parameters (2025-11-25); the SDK v2 no longer types them, so they are registered as schemas. */
+const TaskIdParams = z.looseObject({ taskId: z.string() });
+const ListTasksParams = z.looseObject({ cursor: z.string().optional() }).optional();
+const AnyResult = z.looseObject({});
+
 /**
- * An MCP server exposing every operation as a tool. It is the SDK's low-level server with our own `tools/list` and
- * `tools/call` handlers: the SDK's high-level call path turns every error into text, while ours keeps the API's
- * error bodies and answers JSON-RPC -32602 for unknown tools and unknown argument names.
+ * An MCP server exposing every operation as a tool, for one protocol era. It is the SDK's low-level server with our
+ * own `tools/list` and `tools/call` handlers: the SDK's high-level call path turns every error into text, while ours
+ * keeps the API's error bodies and answers JSON-RPC -32602 for unknown tools and unknown argument names. In the
+ * 2025-11-25 era it also serves MCP tasks over the durable runs (tasks.ts).
  */
 export function buildMcpServer(deps: McpServerDeps): Server {
-  const tasks = createTaskStore(deps.engine, deps.taskPrincipal, deps.taskResultsPending ?? new Map());
+  const legacy = deps.era === 'legacy';
   const server = new Server(
     { name: 'agent-api', version: deps.version },
     {
-      capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
-      taskStore: tasks.store,
-      instructions:
-        'SEO content service: content jobs (research, brief, draft), Autopilot, Optimize (score a page against ranking competitors), tracker reads and outreach lists. Long work is asynchronous: start it, then poll the status tool (it accepts wait_seconds). Writing tools take idempotency_key; reuse it when retrying.',
+      capabilities: {
+        tools: {},
+        ...(legacy ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+      },
+      instructions: INSTRUCTIONS,
     },
   );
   const byName = new Map(deps.operations.map((op) => [op.name, op]));
-  const definitions = toolDefinitions(deps.operations);
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  const definitions = toolDefinitions(deps.operations, deps.era);
+  server.setRequestHandler('tools/list', () => ({ tools: definitions }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const op = byName.get(request.params.name);
-    if (!op) throw new McpError(RpcErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!op) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const allowed = toolInputSchema(op).shape;
     const unknown = Object.keys(args).filter((k) => !Object.prototype.hasOwnProperty.call(allowed, k));
     if (unknown.length > 0) {
       const fields = unknown.map((k) => ({ path: k, message: 'Unknown field.' }));
-      throw new McpError(
-        RpcErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `Unknown argument(s) for ${op.name}: ${unknown.join(', ')}`,
         invalidInput(op.family, fields).toBody(),
       );
     }
     const task = (request.params as { task?: { ttl?: number } }).task;
-    if (task && op.task) return startTask(deps, op, args, extra, task.ttl ?? null);
-    return callOperation(deps, op, args, extra);
+    if (legacy && task && op.task) return startTask(deps, op, args, ctx, task.ttl ?? null);
+    return callOperation(deps, op, args, ctx);
   });
-  // tasks/result, bounded in time and in calls per key, and stopped when the client goes away (the SDK's own waits
-  // until the task ends and polls on after the client left).
-  server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
-    const closed = extra.authInfo?.extra?.closed as AbortSignal | undefined;
-    const result = await tasks.taskResult(request.params.taskId, closed ? [extra.signal, closed] : [extra.signal]);
-    return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId: request.params.taskId } } };
-  });
+  if (legacy) serveTasks(server, deps);
   return server;
+}
+
+/** The 2025-11-25 task methods over the durable runs. */
+function serveTasks(server: Server, deps: McpServerDeps): void {
+  const tasks = createTaskProtocol(deps.engine, deps.taskPrincipal, deps.taskResultsPending ?? new Map());
+  const schemas = { params: TaskIdParams, result: AnyResult };
+  // Per the protocol, tasks/get answers carry no related-task metadata: the taskId parameter is the source of truth.
+  server.setRequestHandler('tasks/get', schemas, async ({ taskId }) => ({ ...(await tasks.get(taskId)) }));
+  server.setRequestHandler('tasks/cancel', schemas, async ({ taskId }) => ({
+    _meta: {},
+    ...(await tasks.cancel(taskId)),
+  }));
+  server.setRequestHandler('tasks/list', { params: ListTasksParams, result: AnyResult }, async (params) => ({
+    ...(await tasks.list(params?.cursor)),
+    _meta: {},
+  }));
+  // tasks/result, bounded in time and in calls per key, and stopped when the client goes away.
+  server.setRequestHandler('tasks/result', schemas, async ({ taskId }, ctx) => {
+    const closed = ctx.http?.authInfo?.extra?.closed as AbortSignal | undefined;
+    const result = await tasks.result(taskId, closed ? [ctx.mcpReq.signal, closed] : [ctx.mcpReq.signal]);
+    return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
+  });
 }
 
 /**
  * A task-augmented call of a long-running tool: the resource is created exactly as a plain call creates it (same
  * limits, scopes, validation and idempotency) and the answer is a task that follows it. A call that fails before any
- * work exists is a JSON-RPC error carrying the API error body.
+ * work exists is a JSON-RPC error carrying the API error body. The answer carries an empty `content` besides `task`
+ * because SDK v2 checks every tools/call answer as a tool result (a 2025-11-25 client reads `task`).
  */
 async function startTask(
   deps: McpServerDeps,
   op: AnyOperation,
   args: Record<string, unknown>,
-  extra: ToolExtra,
+  ctx: ToolExtra,
   ttl: number | null,
 ) {
-  const result = await callOperation(deps, op, args, extra);
+  const result = await callOperation(deps, op, args, ctx);
   if (result.isError) {
     const body = result.structuredContent as { error: { message: string } };
-    throw new McpError(RpcErrorCode.InvalidParams, body.error.message, body);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, body.error.message, body);
   }
-  const principal = await deps.resolvePrincipal(extra);
+  const principal = await deps.resolvePrincipal(ctx);
   const now = deps.engine.clock.now();
   const taskId = await insertTask(
     deps.engine.db,
@@ -241,6 +270,7 @@ async function startTask(
     now,
   );
   return {
+    content: [],
     task: { taskId, status: 'working', ttl, createdAt: iso(now), lastUpdatedAt: iso(now), pollInterval: TASK_POLL_MS },
-  };
+  } as CallToolResult;
 }

@@ -1,5 +1,4 @@
-import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import { ErrorCode, McpError, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type Result, type Task } from '@modelcontextprotocol/server';
 import { iso } from '../../clock.ts';
 import { ApiError } from '../../errors.ts';
 import type { Principal } from '../../engine/auth.ts';
@@ -20,19 +19,27 @@ const RUN_KIND: Record<TaskResourceKind, string> = {
   autopilot: 'autopilot',
 };
 
+/** JSON-RPC's request timeout code, which tasks/result answers when its wait runs out. */
+const REQUEST_TIMEOUT = -32001;
+
 /** The API's forbidden error as a JSON-RPC error: its body travels in `data`, as tool errors carry it. */
-function forbidden(scope: string): McpError {
+function forbidden(scope: string): ProtocolError {
   const err = new ApiError('forbidden', `This API key lacks the scope ${scope}.`, { required_scope: scope });
-  return new McpError(ErrorCode.InvalidParams, err.message, err.toBody());
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, err.message, err.toBody());
 }
 
+const notFound = (taskId: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found: ${taskId}`);
+
+const isTerminal = (status: Task['status']) => status === 'completed' || status === 'failed' || status === 'cancelled';
+
 /**
- * The SDK's TaskStore over the database: a task is a row pointing at a durable resource, and its status is read from
- * that resource, so tasks/get and tasks/result keep working after a restart. Tasks belong to the organisation of the
- * key the session acts as (another organisation's task id is "not found"), and obey that key's scopes: reading a task
- * needs the read scope of the operation behind it, cancelling it the run scope; tasks/list shows only readable tasks.
+ * MCP tasks (protocol 2025-11-25: tasks/get, tasks/result, tasks/list, tasks/cancel) over the database: a task is a
+ * row pointing at a durable resource, and its status is read from that resource, so every method keeps working after
+ * a restart. Tasks belong to the organisation of the key the session acts as (another organisation's task id is "not
+ * found"), and obey that key's scopes: reading a task needs the read scope of the operation behind it, cancelling it
+ * the run scope; tasks/list shows only readable tasks.
  */
-export function createTaskStore(
+export function createTaskProtocol(
   engine: Engine,
   principalOf: () => Promise<Principal>,
   /** tasks/result calls waiting per key, shared by every session of the process. */
@@ -46,8 +53,8 @@ export function createTaskStore(
     return { row, principal };
   }
 
-  async function taskOf(taskId: string, need: 'read_scope' | 'run_scope' = 'read_scope') {
-    const found = await rowFor(taskId, need);
+  async function taskOf(taskId: string) {
+    const found = await rowFor(taskId, 'read_scope');
     if (!found) return null;
     const { row, principal } = found;
     const state = await resourceTaskState(
@@ -76,40 +83,42 @@ export function createTaskStore(
     ...(t.task.status === 'failed' ? { isError: true } : {}),
   });
 
-  const store: TaskStore = {
-    async createTask() {
-      throw new Error(
-        'Tasks are created by the task-capable tools (create_content_job, create_content_autopilot, start_optimization).',
+  /** tasks/get: the task, or -32602 "not found". */
+  async function get(taskId: string): Promise<Task> {
+    const t = await taskOf(taskId);
+    if (!t) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
+    return t.task;
+  }
+
+  /** tasks/cancel: the task stops following its work (the work itself goes on); a finished task cannot be. */
+  async function cancel(taskId: string): Promise<Task> {
+    const before = await taskOf(taskId);
+    if (!before) throw notFound(taskId);
+    if (isTerminal(before.task.status))
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Cannot cancel task in terminal status: ${before.task.status}`,
       );
-    },
-    async getTask(taskId) {
-      return (await taskOf(taskId))?.task ?? null;
-    },
-    async storeTaskResult() {
-      // Results are read from the resource the task follows; nothing to store.
-    },
-    async getTaskResult(taskId): Promise<Result> {
-      const t = await taskOf(taskId);
-      if (!t) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
-      return resultOf(t);
-    },
-    async updateTaskStatus(taskId, status) {
-      if (status !== 'cancelled') return;
-      const found = await rowFor(taskId, 'run_scope');
-      if (found) await cancelTask(engine.db, found.principal.orgId, taskId, engine.clock.now());
-    },
-    async listTasks(cursor) {
-      const principal = await principalOf();
-      const before = cursor && /^\d+$/.test(cursor) ? Number(cursor) : null;
-      const rows = await listTaskRows(engine.db, principal.orgId, [...principal.scopes], before, PAGE + 1);
-      const tasks: Task[] = [];
-      for (const r of rows.slice(0, PAGE)) {
-        const t = await taskOf(r.task_id);
-        if (t) tasks.push(t.task);
-      }
-      return { tasks, ...(rows.length > PAGE ? { nextCursor: String(rows[PAGE - 1]!.created_at) } : {}) };
-    },
-  };
+    const found = await rowFor(taskId, 'run_scope');
+    if (!found) throw notFound(taskId);
+    await cancelTask(engine.db, found.principal.orgId, taskId, engine.clock.now());
+    const after = await taskOf(taskId);
+    if (!after) throw notFound(taskId);
+    return after.task;
+  }
+
+  /** tasks/list: the readable tasks of the key's organisation, newest first, a page at a time. */
+  async function list(cursor: string | undefined): Promise<{ tasks: Task[]; nextCursor?: string }> {
+    const principal = await principalOf();
+    const before = cursor && /^\d+$/.test(cursor) ? Number(cursor) : null;
+    const rows = await listTaskRows(engine.db, principal.orgId, [...principal.scopes], before, PAGE + 1);
+    const tasks: Task[] = [];
+    for (const r of rows.slice(0, PAGE)) {
+      const t = await taskOf(r.task_id);
+      if (t) tasks.push(t.task);
+    }
+    return { tasks, ...(rows.length > PAGE ? { nextCursor: String(rows[PAGE - 1]!.created_at) } : {}) };
+  }
 
   /**
    * tasks/result, bounded: a finished task answers its result; a task waiting for input answers at once with an
@@ -120,8 +129,8 @@ export function createTaskStore(
     const principal = await principalOf();
     const held = pending.get(principal.keyId) ?? 0;
     if (held >= TASK_RESULT_PENDING_PER_KEY)
-      throw new McpError(
-        ErrorCode.InvalidRequest,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
         `This key already has ${held} tasks/result calls waiting; poll tasks/get instead.`,
       );
     pending.set(principal.keyId, held + 1);
@@ -130,18 +139,18 @@ export function createTaskStore(
       const deadline = engine.clock.now() + TASK_RESULT_WAIT_MS;
       for (;;) {
         const t = await taskOf(taskId);
-        if (!t) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
+        if (!t) throw notFound(taskId);
         const status = t.task.status;
-        if (status === 'completed' || status === 'failed' || status === 'cancelled') return resultOf(t);
+        if (isTerminal(status)) return resultOf(t);
         if (status === 'input_required')
-          throw new McpError(
-            ErrorCode.InvalidRequest,
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidRequest,
             `The task is waiting for input: ${t.task.statusMessage ?? ''}`.trim(),
           );
         const remaining = deadline - engine.clock.now();
         if (remaining <= 0 || signal.aborted)
-          throw new McpError(
-            ErrorCode.RequestTimeout,
+          throw new ProtocolError(
+            REQUEST_TIMEOUT,
             'The task is still working; call tasks/result again or poll tasks/get.',
           );
         await engine.changes.waitFor(
@@ -159,5 +168,5 @@ export function createTaskStore(
     }
   }
 
-  return { store, taskResult };
+  return { get, cancel, list, result: taskResult };
 }
