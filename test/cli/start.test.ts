@@ -94,7 +94,7 @@ describe('agent-api start and serve', { timeout: 420_000 }, () => {
       expect(out).not.toContain(`:${other}`);
       // What the offline web covers: the sample archive, its size, its topics, and how to go further.
       expect(out).toContain(`Offline web: the sample archive at ${SAMPLE_ARCHIVE_PATH.replace(/\/$/, '')}`);
-      expect(out).toMatch(/1 WARC file, 49 pages on 24 sites/);
+      expect(out).toMatch(/1 WARC file, 64 pages on 33 sites/);
       expect(out).toContain('Emergency plumbing / water heaters (Austin, TX): "emergency plumber"');
       expect(out).toContain('Python asyncio');
       expect(out).toContain('npx agent-api archive add URL... --out FILE.warc.gz');
@@ -187,7 +187,7 @@ describe('what the offline web covers (the start screen)', () => {
 
   it('the sample archive: page and site counts from its WARC, topics with queries from its README table', async () => {
     const s = await describeOfflineWeb({ AGENT_API_WEB_ARCHIVE: undefined });
-    expect(s).toMatchObject({ sample: true, files: 1, pages: 49, sites: 24, other: null });
+    expect(s).toMatchObject({ sample: true, files: 1, pages: 64, sites: 33, other: null });
     expect(s.topics.map((t) => t.name)).toEqual([
       'Emergency plumbing / water heaters (Austin, TX)',
       'Espresso machines',
@@ -209,7 +209,7 @@ describe('what the offline web covers (the start screen)', () => {
     copyFileSync(join(SAMPLE_ARCHIVE_PATH, 'README.md'), join(tmp.dir, 'README.md'));
     await writeWarc(join(tmp.dir, 'added.warc.gz'), { 'shop.example.com': 2 });
     const s = await describeOfflineWeb({ AGENT_API_WEB_ARCHIVE: tmp.dir });
-    expect(s).toMatchObject({ sample: false, files: 2, pages: 51, sites: 25 });
+    expect(s).toMatchObject({ sample: false, files: 2, pages: 66, sites: 34 });
     expect(s.topics).toHaveLength(5);
     expect(s.other).toEqual({ pages: 2, hosts: [{ host: 'shop.example.com', pages: 2 }] });
     const lines = formatOfflineWeb(s, providers).join('\n');

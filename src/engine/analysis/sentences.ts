@@ -7,7 +7,8 @@
  * - a period after a known abbreviation (`Fig.`, `approx.`, `Mr.`) does not end a sentence when text follows;
  * - a segment that starts in lower case or with closing punctuation continues the one before it
  *   (`“Is it safe?” she asked.`);
- * - citation markers written after the full stop (`fact. [2] Next`) stay with the sentence they follow.
+ * - citation markers written after the full stop (`fact. [2] Next`) stay with the sentence they follow;
+ * - a stop with no space after it is part of a dotted name (`asyncio.Queue`, `example.com`), not a sentence end.
  * Line breaks always end a sentence.
  */
 import { createRequire } from 'node:module';
@@ -123,7 +124,9 @@ function splitFresh(line: string, language: string): string[] {
     const last = out[out.length - 1];
     const joins =
       last !== undefined &&
-      (NON_TERMINAL.test(last.text) ||
+      // No space after the stop: a dotted name (`asyncio.Queue`, `example.com`), not a sentence end.
+      ((last.end >= 0 && start === last.end) ||
+        NON_TERMINAL.test(last.text) ||
         CONTINUES.test(s) ||
         (openQuote(last.text) && /[”"]/.test(s)) ||
         // Intl.Segmenter ends sentences after initials and letter abbreviations (`z. B.`, `J. Smith`); wink does not.

@@ -40,6 +40,11 @@ describe('splitSentences', () => {
       ['For CPU-bound work, use concurrent.futures.', 'Call asyncio.run(main()) once.', 'Visit example.com today.'],
     ],
     [
+      'a dotted name inside a sentence',
+      'Create the queue from an asyncio.Queue with a maxsize. Then start workers.',
+      ['Create the queue from an asyncio.Queue with a maxsize.', 'Then start workers.'],
+    ],
+    [
       'a quotation of two sentences',
       'She said, “It works. Really.” Then she left.',
       ['She said, “It works. Really.”', 'Then she left.'],

@@ -49,7 +49,7 @@ describe('archive search on the sample archive', () => {
     );
     expect(await first('heat pump vs furnace')).toBe('https://www.sunwiseenergy.org/guides/heat-pump-vs-furnace/');
     expect(await first('python asyncio tutorial')).toBe('https://www.realcoder.io/articles/python-asyncio-tutorial/');
-    expect(await first('asyncio queue worker')).toBe('https://docs.pyguide.dev/asyncio/queues/');
+    expect(await first('asyncio queue worker')).toBe('https://www.realcoder.io/articles/asyncio-queue-worker-pool/');
   });
 
   it('answers the SearchResponse shape with positions, titles and short snippets', async () => {

@@ -33,13 +33,13 @@ describe('reading the sample archive', () => {
     // The folder also holds the page sources; only the .warc.gz is read.
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/sample\.warc\.gz$/);
-    expect(records).toHaveLength(59);
+    expect(records).toHaveLength(74);
 
     const index = await archive.open();
-    expect(index.size).toBe(58);
+    expect(index.size).toBe(73);
     expect(index.files).toEqual(files);
     const html200 = index.pages(null, 100);
-    expect(html200.length).toBeGreaterThanOrEqual(48);
+    expect(html200.length).toBeGreaterThanOrEqual(63);
     expect(html200.every((r) => r.status === 200 && r.contentType === 'text/html')).toBe(true);
     expect(html200.map((r) => r.url)).toEqual(html200.map((r) => r.url).sort());
     const missing = [

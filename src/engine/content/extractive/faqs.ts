@@ -22,6 +22,8 @@ interface Candidate {
 
 export const MAX_FAQS = 6;
 
+const REPLY_SUBJECT = /^\s*(?:re|aw|sv|fw|fwd)\s*:/i;
+
 /** Two questions ask the same when their non-topic words overlap (Jaccard >= 0.6) or both have none. */
 function similar(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   return (a.size === 0 && b.size === 0) || jaccard(a, b) >= 0.6;
@@ -63,7 +65,8 @@ export function buildFaqs(ctx: Context, avoid: readonly string[], max = MAX_FAQS
     }
   }
   for (const h of ctx.headings) {
-    if (!h.question || h.unusable || h.level < 2) continue;
+    // A forum reply's subject ("Re: Is the OPV mod worth it?") repeats the thread's question, it does not ask one.
+    if (!h.question || h.unusable || h.level < 2 || REPLY_SUBJECT.test(h.text)) continue;
     raw.push({
       question: normalizeSpace(h.text),
       sentences: answerSentences(ctx, h.following.join(' '), h.url),

@@ -26,6 +26,24 @@ function headingLike(line: string): boolean {
   );
 }
 
+const CODE_SIGNALS: readonly RegExp[] = [
+  /\b[A-Za-z_][\w.]*\([^)]*\)/, // a call: f(x), asyncio.Queue(maxsize=10)
+  /\w=[\w"'[({]/, // an assignment or keyword argument without spaces: maxsize=10
+  /\s[=:]\s?[\w"'[({]|\s==?\s/, // an assignment with spaces: stop = asyncio.Event()
+  /\b[a-z]+_[a-z_]+\b/, // snake_case names
+  /[{};]|=>|->/, // braces, semicolons, arrows
+  /(?:^|\s)(?:def|async def|await|import|from \S+ import|return|const|let|function|class|for \w+ in)\s/,
+];
+
+/**
+ * A line of code (from a `<pre>` block: the extraction's text keeps no markup). Only lines the extraction did not
+ * classify as a paragraph, list item or heading are tested, and it takes three different signals, so prose that
+ * names `asyncio.gather()` is kept.
+ */
+export function looksLikeCode(line: string): boolean {
+  return CODE_SIGNALS.filter((r) => r.test(line)).length >= 3;
+}
+
 /**
  * Blocks of an extraction. `mainText` gives the order (blocks separated by blank lines, list items, table cells and
  * line breaks by single newlines); the extraction's headings, lists, paragraphs and tables classify the lines.
@@ -61,6 +79,7 @@ export function readExtraction(ex: Extraction): Block[] {
       let block: Block;
       if (level !== undefined) block = { kind: 'heading', text: line, level, list: -1, ordered: false };
       else if (cells.has(k) && !items.has(k) && !paragraphs.has(k)) return;
+      else if (structured && !items.has(k) && !paragraphs.has(k) && looksLikeCode(line)) return;
       else if (items.has(k)) block = { kind: 'item', text: line, level: 0, list: 0, ordered: items.get(k) ?? false };
       else if (paragraphs.has(k)) block = { kind: 'paragraph', text: line, level: 0, list: -1, ordered: false };
       else if (i > 0) block = { kind: 'item', text: line, level: 0, list: 0, ordered: false };
