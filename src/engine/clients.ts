@@ -31,6 +31,20 @@ export function clientView(row: ClientRow) {
   };
 }
 
+/**
+ * A client with its writing settings, as create_client and update_client answer it: the list view plus
+ * `brand_voice`, `knowledge_base`, `excluded_topics` and `updated_at`, stored text returned exactly as saved.
+ */
+export function clientRecord(row: ClientRow) {
+  return {
+    ...clientView(row),
+    brand_voice: row.brand_voice,
+    knowledge_base: row.knowledge_base,
+    excluded_topics: JSON.parse(row.excluded_topics) as string[],
+    updated_at: iso(row.updated_at),
+  };
+}
+
 /** The organisation's clients, newest first, as the API shows them. */
 export async function listClientViews(db: ReadDb, orgId: string, page: { limit: number; offset: number }) {
   const { rows, total } = await listClients(db, orgId, page);

@@ -5,9 +5,11 @@ export const SCOPES = [
   'optimize:run',
   'optimize:read',
   'reporter:run',
+  'reporter:write',
   'reporter:read',
   'prospector:write',
   'prospector:read',
+  'clients:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -18,9 +20,13 @@ const GRANTS: Record<Scope, readonly Scope[]> = {
   'optimize:run': ['optimize:read'],
   'optimize:read': [],
   'reporter:run': ['reporter:read'],
+  // Managing tracker projects (configuration) is not running scans (metered work): neither grants the other.
+  'reporter:write': ['reporter:read'],
   'reporter:read': [],
   'prospector:write': ['prospector:read'],
   'prospector:read': [],
+  // Reading clients (list_clients) needs any valid key, so there is nothing to grant.
+  'clients:write': [],
 };
 
 export function isScope(value: string): value is Scope {

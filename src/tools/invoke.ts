@@ -57,7 +57,7 @@ export function invalidInput(family: Family, fields: { path: string; message: st
 }
 
 /** Consumes one request from the key's allowance or throws 429 carrying the decision a transport renders. */
-export function takeRateLimit(engine: EngineServices, principal: Principal): RateDecision {
+export function takeRateLimit(engine: Pick<EngineServices, 'rateLimiter'>, principal: Principal): RateDecision {
   const d = engine.rateLimiter.take(principal.keyId, principal.ratePerMinute);
   if (!d.allowed) {
     throw new ApiError(

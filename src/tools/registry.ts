@@ -2,6 +2,8 @@ import type { AnyOperation } from './define.ts';
 import { getUsage } from './usage/get-usage.ts';
 import { estimateUsage } from './usage/estimate-usage.ts';
 import { listClients } from './clients/list-clients.ts';
+import { createClient } from './clients/create-client.ts';
+import { updateClient } from './clients/update-client.ts';
 import { createContentJob } from './content/create-content-job.ts';
 import { approveContentBrief } from './content/approve-content-brief.ts';
 import { listContentJobs } from './content/list-content-jobs.ts';
@@ -27,6 +29,9 @@ import { getTrackerTrends } from './tracker/get-tracker-trends.ts';
 import { getTrackerSummary } from './tracker/get-tracker-summary.ts';
 import { getBrandSummary } from './tracker/get-brand-summary.ts';
 import { startTrackerScan } from './tracker/start-tracker-scan.ts';
+import { createTrackerProject } from './tracker/create-tracker-project.ts';
+import { updateTrackerProject } from './tracker/update-tracker-project.ts';
+import { deleteTrackerProject } from './tracker/delete-tracker-project.ts';
 
 /** Every operation the service exposes, in documentation order. REST routes, MCP tools and OpenAPI come from here. */
 export const OPERATIONS: readonly AnyOperation[] = [
@@ -44,8 +49,13 @@ export const OPERATIONS: readonly AnyOperation[] = [
   getUsage,
   estimateUsage,
   listClients,
+  createClient,
+  updateClient,
   listTrackerProjects,
   getTrackerProject,
+  createTrackerProject,
+  updateTrackerProject,
+  deleteTrackerProject,
   getTrackerResults,
   getTrackerTrends,
   getTrackerSummary,

@@ -5,6 +5,7 @@ import { authenticate } from '../../src/engine/auth.ts';
 import { isWellFormedApiKey } from '../../src/engine/api-keys.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { systemClock } from '../../src/clock.ts';
+import { SCOPES } from '../../src/engine/scopes.ts';
 import type { OpenedDatabase } from '../../src/store/db.ts';
 import { cli, failed, newDb as newDbIn, oneJson, UUID_RE, withDb } from './helpers.ts';
 
@@ -38,7 +39,9 @@ describe.concurrent('agent-api command line (docs/api.md §6)', { timeout: 120_0
       expect([count(s, 'organisations'), count(s, 'clients'), count(s, 'api_keys')]).toEqual([1, 1, 1]);
       const p = await authenticate(s.db, systemClock, first.api_key);
       expect(p.orgId).toBe(first.org_id);
-      expect(p.scopes.size).toBe(8);
+      // Every scope, the workspace ones (clients:write, reporter:write) included.
+      expect([...p.scopes].sort()).toEqual([...SCOPES].sort());
+      expect(p.scopes.size).toBe(10);
     });
 
     const forced = oneJson<{ org_id: string; api_key: string }>(await cli(db, ['init', '--force-new-key', '--json']));

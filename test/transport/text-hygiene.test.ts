@@ -458,7 +458,16 @@ describe('Hardening (I): text hygiene', () => {
 
   it('I.19 every text field of every operation input is checked (a sweep of the registry schemas), and well-formed non-ASCII text is accepted unchanged', async () => {
     /** Long text: tabs, line breaks and bidirectional characters allowed. Every other text field is an identifier. */
-    const LONG = new Set(['notes', 'custom_instructions', 'draft_body', 'context', 'content', 'meta_description']);
+    const LONG = new Set([
+      'notes',
+      'custom_instructions',
+      'draft_body',
+      'context',
+      'content',
+      'meta_description',
+      'brand_voice',
+      'knowledge_base',
+    ]);
     const seen: string[] = [];
     const isText = (p: Record<string, unknown>): boolean =>
       (p.type === 'string' && p.enum === undefined && p.format !== 'uuid') ||
@@ -523,6 +532,19 @@ describe('Hardening (I): text hygiene', () => {
         'save_prospect.target_name',
         'save_prospect.contact_path',
         'delete_prospect.url',
+        'create_client.name',
+        'create_client.domain',
+        'create_client.service_area',
+        'create_client.brand_voice',
+        'create_client.knowledge_base',
+        'update_client.name',
+        'update_client.knowledge_base',
+        'create_tracker_project.name',
+        'create_tracker_project.domain',
+        'create_tracker_project.location',
+        'create_tracker_project.language',
+        'update_tracker_project.location',
+        'delete_tracker_project.name',
       ]),
     );
 

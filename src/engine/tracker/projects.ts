@@ -175,15 +175,20 @@ export async function updateTrackerProject(
 /**
  * Deletes the organisation's project with its scans, results, summaries and latest pointers. A project with a scan
  * queued or running is refused (409 invalid_state): the scan's worker would write into rows that no longer exist.
+ * With `confirm` (the API's delete_tracker_project), a `name` other than the project's exact current name is refused
+ * first (409 confirmation_mismatch), as a prospect-list delete is.
  */
 export async function deleteTrackerProject(
   db: Db,
   orgId: string,
   projectId: string,
+  confirm?: { name: string },
 ): Promise<{ project_id: string; deleted: { scans: number; results: number; summaries: number } }> {
   return immediate(db, async (trx) => {
-    if (!(await getProject(trx, orgId, projectId)))
-      throw new ApiError('not_found', 'No such tracker project.', { field: 'project_id' });
+    const project = await getProject(trx, orgId, projectId);
+    if (!project) throw new ApiError('not_found', 'No such tracker project.', { field: 'project_id' });
+    if (confirm && confirm.name !== project.name)
+      throw new ApiError('confirmation_mismatch', "name must be the project's exact current name.", { field: 'name' });
     const active = await activeScans(trx, projectId);
     if (active.length > 0) {
       const first = active[0]!;

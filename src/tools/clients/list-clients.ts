@@ -1,23 +1,15 @@
 import { z } from 'zod';
 import { listClientViews } from '../../engine/clients.ts';
 import { defineOperation } from '../define.ts';
-import { listOf, pageOf, PaginationInput, Timestamp } from '../common/schemas.ts';
+import { listOf, pageOf, PaginationInput } from '../common/schemas.ts';
+import { ClientView } from './schemas.ts';
 
-export const ClientView = z.object({
-  client_id: z.string(),
-  name: z.string(),
-  domain: z.string().nullable(),
-  service_area: z.string().nullable(),
-  service_location: z.object({ lat: z.number(), lng: z.number() }).nullable(),
-  default_tone: z.string().nullable(),
-  created_at: Timestamp,
-});
+export { ClientView };
 
 export const listClients = defineOperation({
   name: 'list_clients',
   title: 'List clients',
-  description:
-    "The organisation's client workspaces, newest first. Content jobs, Autopilot and outreach lists are per client.",
+  description: 'Client workspaces, newest first; most work is per client.',
   family: 'clients',
   http: { method: 'GET', path: '/clients', status: 200 },
   scope: null,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** `?limit=&offset=` as docs/api.md §1.5 defines them: default 20, at most 100 (over 100 is a 400). */
 export const PaginationInput = {
-  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Page size, 1 to 100 (default 20).'),
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Page size (default 20).'),
   offset: z.coerce.number().int().min(0).default(0).describe('Rows to skip (default 0).'),
 };
 
@@ -28,6 +28,19 @@ export function pageOf<T>(rows: T[], page: { limit: number; offset: number }, to
 export const Timestamp = z.string().describe('ISO 8601 UTC timestamp with milliseconds.');
 /** Any 8-4-4-4-12 hex identifier: a well-formed id that does not exist is a 404, not a 400. */
 export const Uuid = z.guid();
+
+/** The same words for the same field in every tool (the MCP tool list is paid for on every session). */
+export const ClientId = Uuid.describe('Client id.');
+export const ClientFilter = Uuid.optional().describe('Only this client id.');
+
+/** Long-poll of a status read: 0 to 30 seconds, 0 answers at once. */
+export const WaitSeconds = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(30)
+  .default(0)
+  .describe('Seconds to wait for a change (default 0).');
 
 export const UsageImpact = z.object({
   level: z.enum(['low', 'standard', 'high']),

@@ -6,52 +6,51 @@ import { ContentJobDetail } from './schemas.ts';
 import { longText, shortText } from '../common/text.ts';
 
 const OutlineEdit = z.strictObject({
-  heading: shortText({ max: 200 }),
-  level: z.union([z.literal(2), z.literal(3)]).default(2),
+  heading: shortText({ max: 200 }).describe('Section heading.'),
+  level: z
+    .union([z.literal(2), z.literal(3)])
+    .default(2)
+    .describe('2 (default): an H2 section; 3: an H3 under the H2 before it.'),
   points: z
     .array(shortText({ max: 300 }))
     .max(20)
-    .default([]),
+    .default([])
+    .describe('Points to cover, up to 20 (default none).'),
 });
 const FaqEdit = z.strictObject({
-  question: shortText({ max: 300 }),
-  answer: longText({ max: 2_000 })
-    .optional()
-    .describe("Omitted: the brief's answer to the same question, else the writer answers it."),
+  question: shortText({ max: 300 }).describe('Question.'),
+  answer: longText({ max: 2_000 }).optional().describe("Omitted: the brief's answer, else the writer's."),
 });
 const SeoEdit = z.strictObject({
-  title: shortText({ max: 120 }).optional(),
-  meta_description: shortText({ max: 320 }).optional(),
+  title: shortText({ max: 120 }).optional().describe('Title tag.'),
+  meta_description: shortText({ max: 320 }).optional().describe('Meta description.'),
   slug: shortText({ max: 120 })
     .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Use lower-case letters, digits and single hyphens (e.g. emergency-plumbing).')
-    .optional(),
+    .optional()
+    .describe('URL slug: lower-case words joined by hyphens.'),
 });
 
 export const ApproveInput = z.strictObject({
-  job_id: shortText({ max: 64, trim: false }),
+  job_id: shortText({ max: 64, trim: false }).describe('Job id (a stepped job at brief_ready).'),
   outline: z
     .array(OutlineEdit)
     .min(1)
     .max(30)
     .optional()
-    .describe('Replaces the outline: the draft follows these headings, in this order.'),
-  faqs: z.array(FaqEdit).max(20).optional().describe('Replaces the FAQs.'),
+    .describe('New outline: the draft follows these headings in order.'),
+  faqs: z.array(FaqEdit).max(20).optional().describe('New FAQs.'),
   seo_metadata: SeoEdit.optional().describe('Replaces the given SEO fields.'),
-  custom_instructions: longText({ min: 0, max: 4_000 })
-    .optional()
-    .describe("Replaces the job's custom instructions for the draft."),
+  custom_instructions: longText({ min: 0, max: 4_000 }).optional().describe("Replaces the job's custom instructions."),
   draft_body: longText({ max: 200_000, trim: false })
     .optional()
-    .describe(
-      'A draft you wrote from the brief (markdown): no writer runs; the job completes with this draft, scored against the researched pages (artifacts.score, with recommendations) and fact-checked against them (artifacts.review).',
-    ),
+    .describe('Your own markdown draft: scored and fact-checked, no writer runs.'),
 });
 
 export const approveContentBrief = defineOperation({
   name: 'approve_content_brief',
   title: 'Approve a brief',
   description:
-    "Approve the brief of a stepped content job at brief_ready: the job moves to generating_draft and the draft is written. Optionally edit the brief first (outline, faqs, seo_metadata, custom_instructions): the draft follows the edited outline heading for heading. Or pass draft_body, a draft you wrote yourself from the brief: no writer runs, and the job completes with your draft, its Optimize score against the job's researched pages and a fact check of its claims (get_content_artifacts). 409 invalid_state unless the job is a stepped job at brief_ready.",
+    "Approve a stepped job's brief at brief_ready, optionally edited or with your own draft_body, so the draft is written. Poll get_content_job.",
   family: 'copywriter',
   http: { method: 'POST', path: '/copywriter/jobs/:job_id/approve', status: 200 },
   scope: 'copywriter:run',

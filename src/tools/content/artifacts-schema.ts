@@ -35,16 +35,12 @@ export const Include = z
     z.array(z.enum(ARTIFACT_PARTS)),
   )
   .optional()
-  .describe(
-    `The parts to answer, any of: ${PART_LIST} (REST: comma-separated and/or repeated). Omitted: all. job_id, status, writer, notice and sources are always answered. Applies to format json.`,
-  );
+  .describe(`Parts (format json): ${PART_LIST}; default all.`);
 
 export const Format = z
   .enum(ARTIFACT_FORMATS)
   .default('json')
-  .describe(
-    'json (default); markdown or html: the draft as one document with its citations as footnotes (REST answers text/markdown or text/html; MCP answers the document as text and {job_id, status, writer, notice, format, content} as structured content). 409 invalid_state before the job has a draft.',
-  );
+  .describe('json (default): parts as JSON; markdown or html: the draft as one document.');
 
 const Notice = z
   .string()

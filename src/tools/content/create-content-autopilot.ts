@@ -9,7 +9,7 @@ export const createContentAutopilot = defineOperation({
   name: 'create_content_autopilot',
   title: 'Start Autopilot',
   description:
-    "One hands-off run: research, brief, draft, optimization passes against the ranking pages (Optimize scorer) and fact checking with citations, ending with a review. With the offline writer (writer: extractive) the draft is a quoted research draft: its sentences are quoted from the listed sources; rewrite it before publishing. Research keeps only pages about the topic; with fewer than 2 the run fails with error_code insufficient_research and nothing is charged. A location that differs from the client's saved service area answers 409 location_conflict before any paid work unless allow_location_conflict is true. An idempotency key returns the existing run instead of starting and charging another. Poll get_autopilot_status.",
+    'Hands-off research, brief, draft, optimization and review (autopilot usage). Offline writer: a quoted research draft. Poll get_autopilot_status.',
   family: 'autopilot',
   http: { method: 'POST', path: '/copywriter/autopilot', status: 202 },
   scope: 'copywriter:run',

@@ -9,7 +9,7 @@ export const createContentJob = defineOperation({
   name: 'create_content_job',
   title: 'Create a content job',
   description:
-    "Research a topic for a client, write a brief (outline, SEO metadata, entities, FAQs) and a draft in the client's voice. mode auto runs straight through; mode stepped pauses at brief_ready until approve_content_brief, which can edit the brief or take a draft you wrote (draft_body) to score and fact-check. With the offline writer (writer: extractive) the draft is a quoted research draft: its sentences are quoted from the listed sources; rewrite it before publishing. Research keeps only pages about the topic; with fewer than 2 the job fails with error_code insufficient_research and nothing is charged. Answers 201 with the queued job (200 with the existing job for a repeated idempotency key); poll get_content_job, read get_content_artifacts.",
+    'Research a topic and write a brief and draft (content_job usage). Offline writer: a quoted research draft. Poll get_content_job.',
   family: 'copywriter',
   http: { method: 'POST', path: '/copywriter/jobs', status: 201, replayStatus: 200 },
   scope: 'copywriter:run',

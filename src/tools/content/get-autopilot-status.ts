@@ -10,13 +10,16 @@ export const getAutopilotStatus = defineOperation({
   name: 'get_autopilot_status',
   title: 'Poll Autopilot',
   description:
-    'The status view of an Autopilot run: stage, optimization passes, whether its usage was charged or released, the error, and the review once finished. wait_seconds (0-30) long-polls until the stage changes.',
+    "An Autopilot run's stage, passes, billing, error, review. Long-poll with wait_seconds; when complete, read get_content_artifacts.",
   family: 'autopilot',
   http: { method: 'GET', path: '/copywriter/autopilot/:job_id', status: 200 },
   scope: 'copywriter:read',
   subscription: null,
   idempotency: 'none',
-  input: z.strictObject({ job_id: shortText({ max: 64, trim: false }), wait_seconds: WaitSeconds }),
+  input: z.strictObject({
+    job_id: shortText({ max: 64, trim: false }).describe('Autopilot run id.'),
+    wait_seconds: WaitSeconds,
+  }),
   output: AutopilotStatus,
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

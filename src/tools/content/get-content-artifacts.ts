@@ -10,14 +10,14 @@ export const getContentArtifacts = defineOperation({
   name: 'get_content_artifacts',
   title: 'Get content artifacts',
   description:
-    "The outputs of a content job or Autopilot run: outline, SEO metadata, entities, FAQs, draft (markdown; each sentence ends with its source marker [n]), citations (each pointing into the draft with `at`, with the source's words only when the claim is not quoted verbatim), sources, review and score. `include` picks parts (default all; job_id, status, writer, notice and sources always come). `format` markdown or html answers the draft as one document with its citations as footnotes. The offline (extractive) writer's draft is a quoted research draft (see `notice`): its sentences are quoted from the sources, so rewrite it in your own words before publishing. Anything not produced yet is null; a stepped job at brief_ready has the brief and no draft.",
+    "A job's outputs: brief, draft ([n] source markers), citations, review, score. Offline writer: a quoted research draft; rewrite it.",
   family: 'copywriter',
   http: { method: 'GET', path: '/copywriter/jobs/:job_id/artifacts', status: 200 },
   scope: 'copywriter:read',
   subscription: null,
   idempotency: 'none',
   input: z.strictObject({
-    job_id: shortText({ max: 64, trim: false }),
+    job_id: shortText({ max: 64, trim: false }).describe('Content job or Autopilot run id.'),
     include: Include,
     format: Format,
   }),

@@ -9,13 +9,16 @@ export const getContentJob = defineOperation({
   name: 'get_content_job',
   title: 'Get a content job',
   description:
-    'A content job (or Autopilot run) with its request fields, status, mode, creation source, progress, usage impact and error. wait_seconds (0-30) long-polls until the status or stage changes.',
+    'A content job or Autopilot run: status, progress, request, error. Long-poll with wait_seconds; when completed, read get_content_artifacts.',
   family: 'copywriter',
   http: { method: 'GET', path: '/copywriter/jobs/:job_id', status: 200 },
   scope: 'copywriter:read',
   subscription: null,
   idempotency: 'none',
-  input: z.strictObject({ job_id: shortText({ max: 64, trim: false }), wait_seconds: WaitSeconds }),
+  input: z.strictObject({
+    job_id: shortText({ max: 64, trim: false }).describe('Content job or Autopilot run id.'),
+    wait_seconds: WaitSeconds,
+  }),
   output: ContentJobDetail,
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { listJobs } from '../../engine/content/service.ts';
 import { jobRow } from '../../engine/content/views.ts';
 import { defineOperation } from '../define.ts';
-import { listOf, pageOf, PaginationInput, Uuid } from '../common/schemas.ts';
+import { ClientFilter, listOf, pageOf, PaginationInput } from '../common/schemas.ts';
 import { ContentJobRowView, LIST_KINDS } from './schemas.ts';
 
 export const JOB_STATUSES = [
@@ -18,18 +18,22 @@ export const JOB_STATUSES = [
 export const listContentJobs = defineOperation({
   name: 'list_content_jobs',
   title: 'List content jobs',
-  description:
-    "The organisation's content jobs and Autopilot runs, newest first; each row's kind says which (content_job or autopilot). Filter by kind, client, status or mode (Autopilot runs have no mode).",
+  description: 'Content jobs and Autopilot runs (row kind says which), newest first.',
   family: 'copywriter',
   http: { method: 'GET', path: '/copywriter/jobs', status: 200 },
   scope: 'copywriter:read',
   subscription: null,
   idempotency: 'none',
   input: z.strictObject({
-    kind: z.enum(LIST_KINDS).optional().describe('content_job or autopilot; both when omitted.'),
-    client_id: Uuid.optional(),
-    status: z.enum(JOB_STATUSES).optional(),
-    mode: z.enum(['auto', 'stepped']).optional(),
+    kind: z.enum(LIST_KINDS).optional().describe('Only content_job or autopilot rows; both when omitted.'),
+    client_id: ClientFilter,
+    status: z
+      .enum(JOB_STATUSES)
+      .optional()
+      .describe(
+        'queued, researching, brief_ready (awaiting approval), generating_draft, completed, failed or draft (web-app, not started).',
+      ),
+    mode: z.enum(['auto', 'stepped']).optional().describe('auto or stepped (content jobs only).'),
     ...PaginationInput,
   }),
   output: listOf(ContentJobRowView),

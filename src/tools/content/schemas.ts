@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RESEARCH_PLATFORMS } from '../../providers/types.ts';
 import { INTENTS, PAGE_CONTRACTS, TONES } from '../../engine/content/types.ts';
-import { Timestamp, UsageImpact, Uuid } from '../common/schemas.ts';
+import { ClientId, Timestamp, UsageImpact } from '../common/schemas.ts';
 import { identifier, longText, shortText } from '../common/text.ts';
 
 /** The 32 supported language codes (primary subtags); a region may follow (`en-GB`, `pt-BR`). */
@@ -55,43 +55,58 @@ export const ResearchPlatforms = z
   .max(RESEARCH_PLATFORMS.length)
   .refine((a) => new Set(a).size === a.length, { message: 'List each research platform once.' })
   .default(['organic'])
-  .describe('Where research looks; AI sources run only when selected. Default: Google organic only.');
+  .describe('organic (Google web, default), google_video_pack, youtube_search, chatgpt, claude.');
+
+/** The writing voices (content tools and client settings); each name says what it means. */
+export const TONES_HELP = 'clear_practical, expert_detailed, friendly_simple, technical_precise or persuasive_direct';
 
 const common = {
-  topic: shortText({ max: 300 }).describe('Primary keyword or topic.'),
-  client_id: Uuid.describe("A client of the caller's organisation."),
-  intent: z.enum(INTENTS).default('educate'),
-  location: shortText({ max: 200 }).optional().describe('SERP geo-target; a generic US location when omitted.'),
-  language: Language.default('en'),
+  topic: shortText({ max: 300 }).describe('Primary keyword or topic, ≤ 300 chars.'),
+  client_id: ClientId,
+  intent: z
+    .enum(INTENTS)
+    .default('educate')
+    .describe('educate (default): explain; discover: survey options; compete: compare; convert: sell.'),
+  location: shortText({ max: 200 }).optional().describe('SERP location, e.g. "Austin, TX"; default United States.'),
+  language: Language.default('en').describe('Language code, e.g. de or en-GB (default en).'),
   research_platforms: ResearchPlatforms,
 };
 
 /** What a content job and an Autopilot run both take about the writing, with the same rules. */
 const writing = {
-  tone: z.enum(TONES).optional().describe("Default: the client's default tone."),
-  custom_instructions: longText({ min: 0, max: 4_000 }).optional(),
+  tone: z.enum(TONES).optional().describe(`Voice: ${TONES_HELP}; default the client's.`),
+  custom_instructions: longText({ min: 0, max: 4_000 }).optional().describe('Extra writing instructions.'),
   word_count_target: z
     .number()
     .int()
     .min(100)
     .max(10_000)
     .optional()
-    .describe('Words the draft aims at. Default: 1,200 for an article, 800 for a commercial service page.'),
+    .describe('Target words; default 1200 (article) or 800 (commercial_service).'),
 };
 
 export const CreateContentJobInput = z
   .strictObject({
     ...common,
-    mode: z.enum(['auto', 'stepped']).default('auto'),
+    mode: z
+      .enum(['auto', 'stepped'])
+      .default('auto')
+      .describe('auto (default): one run to the draft; stepped: pause at brief_ready for approve_content_brief.'),
     ...writing,
-    project_mode: z.enum(['new', 'optimize']).default('new'),
-    page_contract: z.enum(PAGE_CONTRACTS).optional().describe('Required unless draft_body is given.'),
+    project_mode: z
+      .enum(['new', 'optimize'])
+      .default('new')
+      .describe('new (default): write a new page; optimize: improve the page at source_url.'),
+    page_contract: z
+      .enum(PAGE_CONTRACTS)
+      .optional()
+      .describe('article or commercial_service (a service page); required without draft_body.'),
     source_url: shortText({ max: 2048 })
       .optional()
-      .describe('Required with project_mode optimize: the public page to import.'),
+      .describe('Public page to improve; required with project_mode optimize.'),
     draft_body: longText({ max: 200_000, trim: false })
       .optional()
-      .describe('A pre-written draft: kept as it is (no writing).'),
+      .describe('Your own markdown draft, used as is (no writing).'),
   })
   .superRefine((v, ctx) => {
     if (!v.page_contract && !v.draft_body)
@@ -110,14 +125,18 @@ export const CreateContentJobInput = z
 
 export const CreateAutopilotInput = z.strictObject({
   ...common,
+  location: common.location.describe(
+    'SERP location, e.g. "Austin, TX"; default the client\'s service area, else United States.',
+  ),
   ...writing,
-  context: longText({ min: 0, max: 2_000 })
-    .optional()
-    .describe('Extra context for the writer, up to 2,000 characters.'),
-  location_lat: z.number().min(-90).max(90).optional(),
-  location_lng: z.number().min(-180).max(180).optional(),
-  allow_location_conflict: z.boolean().default(false).describe('true only to confirm a deliberately different market.'),
-  page_contract: z.enum(PAGE_CONTRACTS),
+  context: longText({ min: 0, max: 2_000 }).optional().describe('Background on the page for the writer.'),
+  location_lat: z.number().min(-90).max(90).optional().describe('Latitude of location.'),
+  location_lng: z.number().min(-180).max(180).optional().describe('Longitude of location.'),
+  allow_location_conflict: z
+    .boolean()
+    .default(false)
+    .describe("true: allow a location unlike the client's service area; default false."),
+  page_contract: z.enum(PAGE_CONTRACTS).describe('article or commercial_service (a service page).'),
 });
 
 export const ContentJobCreated = z.object({
@@ -214,10 +233,4 @@ export const AutopilotStatus = z.object({
   publish: z.null(),
 });
 
-export const WaitSeconds = z.coerce
-  .number()
-  .int()
-  .min(0)
-  .max(30)
-  .default(0)
-  .describe('Wait up to this many seconds for the status to change.');
+export { WaitSeconds } from '../common/schemas.ts';

@@ -3,27 +3,24 @@ import { defineOperation } from '../define.ts';
 import { waitForOptimization } from '../../engine/optimize/service.ts';
 import { OptimizationRecord, ViewParam, type OptimizationRecordData } from './schemas.ts';
 import { shortText } from '../common/text.ts';
+import { WaitSeconds } from '../common/schemas.ts';
 
 export const getOptimization = defineOperation({
   name: 'get_optimization',
   title: 'Get an optimization',
   description:
-    'Read an optimization: view=status while queued or running, summary after completion (the default), full for the complete result and evidence (read it once). wait_seconds (0-30) long-polls until the status changes.',
+    'An optimization at the chosen view. Long-poll with wait_seconds; once complete, score drafts with score_content.',
   family: 'optimize',
   http: { method: 'GET', path: '/optimizations/:optimization_id', status: 200 },
   scope: 'optimize:read',
   subscription: null,
   idempotency: 'none',
   input: z.strictObject({
-    optimization_id: shortText({ max: 64, trim: false }),
-    view: ViewParam.default('summary'),
-    wait_seconds: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(30)
-      .default(0)
-      .describe('Wait up to this many seconds for the status to change.'),
+    optimization_id: shortText({ max: 64, trim: false }).describe('Optimization id (opt_...).'),
+    view: ViewParam.default('summary').describe(
+      'status: record only; summary (default): + score, top 5 recommendations; full: + whole result, evidence (large).',
+    ),
+    wait_seconds: WaitSeconds,
   }),
   output: OptimizationRecord,
   errors: ['validation_error'],

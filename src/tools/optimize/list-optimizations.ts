@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineOperation } from '../define.ts';
-import { listOf, pageOf, PaginationInput, Uuid } from '../common/schemas.ts';
+import { ClientFilter, listOf, pageOf, PaginationInput } from '../common/schemas.ts';
 import { listOptimizationViews } from '../../engine/optimize/service.ts';
 import { OptimizationStatus, OptimizationSummaryRecord } from './schemas.ts';
 import { shortText } from '../common/text.ts';
@@ -8,18 +8,17 @@ import { shortText } from '../common/text.ts';
 export const listOptimizations = defineOperation({
   name: 'list_optimizations',
   title: 'List optimizations',
-  description:
-    "The organisation's optimizations, newest first, as summaries without full results; filter by client, status, keyword (substring) or exact url.",
+  description: 'Optimizations as summaries, newest first.',
   family: 'optimize',
   http: { method: 'GET', path: '/optimizations', status: 200 },
   scope: 'optimize:read',
   subscription: null,
   idempotency: 'none',
   input: z.strictObject({
-    client_id: Uuid.optional(),
-    status: OptimizationStatus.optional(),
-    keyword: shortText({ max: 200, trim: false }).optional(),
-    url: shortText({ max: 2048, trim: false }).optional(),
+    client_id: ClientFilter,
+    status: OptimizationStatus.optional().describe('queued, running, complete or failed.'),
+    keyword: shortText({ max: 200, trim: false }).optional().describe('Text the keyword contains.'),
+    url: shortText({ max: 2048, trim: false }).optional().describe('Exact page url.'),
     ...PaginationInput,
   }),
   output: listOf(OptimizationSummaryRecord),

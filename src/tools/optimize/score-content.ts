@@ -11,18 +11,20 @@ export const scoreContent = defineOperation({
   name: 'score_content',
   title: 'Score draft content',
   description:
-    "Score draft text (html, markdown or plain text) against a complete optimization's competitors, with the same formula and the same competitor pages; nothing is fetched or charged. The loop: start_optimization for the keyword, read its recommendations, rewrite the draft, call score_content with the draft, and repeat until the recommendations that matter are done. Answers rankabilityScore, categoryScores, scoreDetails and recommendations (most points first).",
+    "Score a draft against a complete optimization's competitors (free). Loop: start_optimization, rewrite per recommendations, score_content.",
   family: 'optimize',
   http: { method: 'POST', path: '/optimizations/:optimization_id/score', status: 200 },
   scope: 'optimize:run',
   subscription: 'plan_required',
   idempotency: 'none',
   input: z.strictObject({
-    optimization_id: shortText({ max: 64, trim: false }),
-    content: longText({ max: MAX_CONTENT }).describe('The draft: an HTML page or fragment, markdown, or plain text.'),
-    format: z.enum(['html', 'markdown', 'text']).describe('How content is written.'),
-    title: shortText({ max: 300 }).optional().describe("The draft's title tag (replaces an HTML page's own)."),
-    meta_description: longText({ max: 1000 }).optional().describe("The draft's meta description."),
+    optimization_id: shortText({ max: 64, trim: false }).describe('Optimization id (opt_..., complete).'),
+    content: longText({ max: MAX_CONTENT }).describe('The draft to score.'),
+    format: z
+      .enum(['html', 'markdown', 'text'])
+      .describe('html (page or fragment), markdown, or text (paragraphs at blank lines).'),
+    title: shortText({ max: 300 }).optional().describe("Title tag (overrides an HTML page's own)."),
+    meta_description: longText({ max: 1000 }).optional().describe('Meta description.'),
   }),
   output: z.object({
     optimization_id: z.string(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineOperation } from '../define.ts';
-import { Uuid } from '../common/schemas.ts';
+import { ClientId } from '../common/schemas.ts';
 import { followOptimization, readOptimization, startOptimization as start } from '../../engine/optimize/service.ts';
 import { OptimizationRecord, type OptimizationRecordData } from './schemas.ts';
 import { identifier, shortText } from '../common/text.ts';
@@ -19,36 +19,35 @@ export const startOptimization = defineOperation({
   name: 'start_optimization',
   title: 'Start an optimization',
   description:
-    'Score one public page against the pages that rank for its keyword. Asynchronous and durable: answers the queued record (202); poll get_optimization. With an MCP progress token the call reports each stage and answers when the run ends (or after 50 s). Requires an idempotency key; the same key and request return the same run.',
+    'Score a public page against the pages ranking for its keyword (optimize_page usage). Answers 202; poll get_optimization.',
   family: 'optimize',
   http: { method: 'POST', path: '/optimize', status: 202 },
   scope: 'optimize:run',
   subscription: 'plan_required',
   idempotency: 'required',
   input: z.strictObject({
-    url: shortText({ max: 2048 }).describe('A public http(s) page.'),
-    keyword: shortText({ max: 200 }).describe('The target query.'),
+    url: shortText({ max: 2048 }).describe('Public http(s) page.'),
+    keyword: shortText({ max: 200 }).describe('Target query.'),
     language: identifier(z.string().trim().min(1).max(10))
       .regex(/^[A-Za-z0-9-]+$/, 'Use a language code such as en-US.')
-      .default('en-US'),
-    client_id: Uuid.optional().describe('An organisation-owned client, to attribute and filter history.'),
+      .default('en-US')
+      .describe('Language code, e.g. de or en-GB (default en-US).'),
+    client_id: ClientId.optional(),
     exclude_domains: z
       .array(shortText({ max: 253 }))
       .max(50)
       .optional()
-      .describe('Hosts or domains whose pages are never competitors (e.g. a marketplace or your other sites).'),
+      .describe('Domains never counted as competitors.'),
     competitor_urls: z
       .array(shortText({ max: 2048 }))
       .min(1)
       .max(20)
       .optional()
-      .describe('1-20 public pages to compare with instead of the search results; still relevance-tested.'),
+      .describe('Pages to compare with instead of search results (relevance-tested).'),
     force_competitors: z
       .boolean()
       .optional()
-      .describe(
-        'With competitor_urls: keep every fetched page (no relevance test, no per-site cap, same site allowed).',
-      ),
+      .describe('With competitor_urls: keep every fetched page (no relevance test or site cap).'),
   }),
   output: OptimizationRecord,
   errors: [

@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { defineOperation } from '../define.ts';
 import { createList } from '../../engine/prospects/service.ts';
-import { ClientIdParam, Line, OpportunityType, ProspectListRecord } from './schemas.ts';
+import { ClientIdParam, Line, OPPORTUNITY_TYPES_HELP, OpportunityType, ProspectListRecord } from './schemas.ts';
 
 export const createProspectList = defineOperation({
   name: 'create_prospect_list',
   title: 'Create a prospect list',
-  description:
-    'Create an outreach list for a client (201). Requires an idempotency key: the same key and request return the same list instead of creating another. Names need not be unique.',
+  description: 'Create an outreach list for a client (201); add items with save_prospect.',
   family: 'prospector',
   http: { method: 'POST', path: '/clients/:client_id/prospect-lists', status: 201 },
   scope: 'prospector:write',
@@ -15,10 +14,10 @@ export const createProspectList = defineOperation({
   idempotency: 'required',
   input: z.strictObject({
     client_id: ClientIdParam,
-    name: Line(200).describe('The list name, 1 to 200 characters.'),
+    name: Line(200).describe('List name, ≤ 200 chars.'),
     opportunity_type: OpportunityType.nullable()
       .default(null)
-      .describe("The list's kind of opportunity; new items default to it."),
+      .describe(`New items' type: ${OPPORTUNITY_TYPES_HELP}; default null.`),
   }),
   output: ProspectListRecord,
   errors: ['invalid_input', 'idempotency_key_required', 'idempotency_key_reused', 'idempotency_key_in_use'],

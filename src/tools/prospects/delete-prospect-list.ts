@@ -7,8 +7,7 @@ import { shortText } from '../common/text.ts';
 export const deleteProspectList = defineOperation({
   name: 'delete_prospect_list',
   title: 'Delete a prospect list',
-  description:
-    "Delete a list and its item memberships, confirmed by the list's exact current name (409 confirmation_mismatch otherwise). Never touches pages, contacts or other evidence. Requires an idempotency key.",
+  description: 'Delete a list and its items, confirmed by its exact current name (else 409).',
   family: 'prospector',
   http: { method: 'DELETE', path: '/clients/:client_id/prospect-lists/:list_id', status: 200 },
   scope: 'prospector:write',

@@ -8,8 +8,7 @@ import { shortText } from '../common/text.ts';
 export const deleteProspect = defineOperation({
   name: 'delete_prospect',
   title: 'Delete a prospect',
-  description:
-    "Remove one item from a list, confirmed by its exact saved url (the item's url field). A canonical variant of it answers 409 confirmation_mismatch; a url matching no item answers 404. Deletes the list membership only. Requires an idempotency key.",
+  description: 'Remove an item from a list, confirmed by its exact saved url (else 409).',
   family: 'prospector',
   http: { method: 'DELETE', path: '/clients/:client_id/prospect-lists/:list_id/items', status: 200 },
   scope: 'prospector:write',

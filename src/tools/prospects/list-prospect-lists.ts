@@ -7,8 +7,7 @@ import { ClientIdParam, ProspectListRecord } from './schemas.ts';
 export const listProspectLists = defineOperation({
   name: 'list_prospect_lists',
   title: 'List prospect lists',
-  description:
-    "A client's outreach lists, newest-updated first, each with item_count and status_breakdown (counts for every status, zeros included). At most 100 per page.",
+  description: "A client's outreach lists, recently updated first, with item counts per status.",
   family: 'prospector',
   http: { method: 'GET', path: '/clients/:client_id/prospect-lists', status: 200 },
   scope: 'prospector:read',

@@ -2,13 +2,12 @@ import { z } from 'zod';
 import { defineOperation } from '../define.ts';
 import { listOf, pageOf, PaginationInput } from '../common/schemas.ts';
 import { listItems } from '../../engine/prospects/service.ts';
-import { ClientIdParam, ListIdParam, ProspectItemRecord, ProspectStatus } from './schemas.ts';
+import { ClientIdParam, ListIdParam, PROSPECT_STATUSES_HELP, ProspectItemRecord, ProspectStatus } from './schemas.ts';
 
 export const listProspects = defineOperation({
   name: 'list_prospects',
   title: 'List prospects',
-  description:
-    'The items of one prospect list, newest first, optionally only those with one status. At most 100 per page.',
+  description: "A prospect list's items, newest first.",
   family: 'prospector',
   http: { method: 'GET', path: '/clients/:client_id/prospect-lists/:list_id/items', status: 200 },
   scope: 'prospector:read',
@@ -17,7 +16,7 @@ export const listProspects = defineOperation({
   input: z.strictObject({
     client_id: ClientIdParam,
     list_id: ListIdParam,
-    status: ProspectStatus.optional(),
+    status: ProspectStatus.optional().describe(`Only this status: ${PROSPECT_STATUSES_HELP}.`),
     ...PaginationInput,
   }),
   output: listOf(ProspectItemRecord),

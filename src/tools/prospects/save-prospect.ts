@@ -8,7 +8,9 @@ import {
   FreeText,
   Line,
   ListIdParam,
+  OPPORTUNITY_TYPES_HELP,
   OpportunityType,
+  PROSPECT_STATUSES_HELP,
   ProspectStatus,
   SavedProspectRecord,
 } from './schemas.ts';
@@ -17,7 +19,7 @@ export const saveProspect = defineOperation({
   name: 'save_prospect',
   title: 'Save a prospect',
   description:
-    'Save one known prospect to a list: 201 with the new item, or 200 with the existing item, unchanged, when a canonical variant of the URL is already in the list (already_saved: true; change it with update_prospect). The URL is normalised (case, default port, dot segments, fragment, tracking parameters, sorted query; www., scheme and trailing slash ignored for de-duplication); private, local or metadata hosts, credentials and ports other than 80/443 are refused. Records state only: the URL is never fetched and nobody is contacted. Requires an idempotency key.',
+    'Save a prospect URL to a list (201); a canonical variant already there answers that item (200, already_saved). Sends nothing.',
   family: 'prospector',
   http: { method: 'POST', path: '/clients/:client_id/prospect-lists/:list_id/items', status: 201 },
   scope: 'prospector:write',
@@ -26,15 +28,12 @@ export const saveProspect = defineOperation({
   input: z.strictObject({
     client_id: ClientIdParam,
     list_id: ListIdParam,
-    url: shortText({ max: MAX_PROSPECT_URL_LENGTH }).describe('A public http(s) URL of the target.'),
-    target_name: Line(200).nullable().default(null).describe('Who the target is (site, publication or person).'),
-    opportunity_type: OpportunityType.nullable().optional().describe("Defaults to the list's opportunity type."),
-    status: ProspectStatus.default('identified'),
-    notes: FreeText(10_000).nullable().default(null),
-    contact_path: Line(500)
-      .nullable()
-      .default(null)
-      .describe('How to reach the target, e.g. a contact page URL or "editor via form".'),
+    url: shortText({ max: MAX_PROSPECT_URL_LENGTH }).describe('Public http(s) URL of the target.'),
+    target_name: Line(200).nullable().default(null).describe('Target site, publication or person.'),
+    opportunity_type: OpportunityType.nullable().optional().describe(`${OPPORTUNITY_TYPES_HELP}; default the list's.`),
+    status: ProspectStatus.default('identified').describe(`${PROSPECT_STATUSES_HELP}; default identified.`),
+    notes: FreeText(10_000).nullable().default(null).describe('Free-text notes.'),
+    contact_path: Line(500).nullable().default(null).describe('How to reach the target, e.g. a contact page URL.'),
   }),
   output: SavedProspectRecord,
   errors: ['invalid_input', 'idempotency_key_required', 'idempotency_key_reused', 'idempotency_key_in_use'],

@@ -20,8 +20,14 @@ export const Line = (max: number) => shortText({ max });
 /** Free text (notes): up to `max` characters; line breaks and tabs allowed, other control characters not. */
 export const FreeText = (max: number) => longText({ min: 0, max, trim: false });
 
-export const ClientIdParam = Uuid.describe('The client workspace (path id).');
-export const ListIdParam = Uuid.describe('The prospect list (path id).');
+export { ClientId as ClientIdParam } from '../common/schemas.ts';
+export const ListIdParam = Uuid.describe('Prospect list id.');
+
+/** The values of the input enums, with what each means (each tool's field description starts from these). */
+export const OPPORTUNITY_TYPES_HELP =
+  'guest_post, link_insertion, resource_page, broken_link, unlinked_mention, digital_pr, partnership or other';
+export const PROSPECT_STATUSES_HELP =
+  'identified (not yet contacted), contacted, in_discussion, won or passed (dropped)';
 
 const StatusBreakdown = z.object({
   identified: z.number().int(),

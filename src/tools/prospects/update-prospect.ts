@@ -2,13 +2,19 @@ import { z } from 'zod';
 import { defineOperation } from '../define.ts';
 import { Uuid } from '../common/schemas.ts';
 import { updateProspect as update } from '../../engine/prospects/service.ts';
-import { ClientIdParam, FreeText, ListIdParam, ProspectItemRecord, ProspectStatus } from './schemas.ts';
+import {
+  ClientIdParam,
+  FreeText,
+  ListIdParam,
+  PROSPECT_STATUSES_HELP,
+  ProspectItemRecord,
+  ProspectStatus,
+} from './schemas.ts';
 
 export const updateProspect = defineOperation({
   name: 'update_prospect',
   title: 'Update a prospect',
-  description:
-    "Record what happened with a prospect: status and/or notes (at least one). Any status may follow any other; notes replaces the notes and notes: null clears them. A real change moves the item's and the list's updated_at. Sends nothing to anyone. Requires an idempotency key.",
+  description: "Set a prospect's status and/or notes (at least one). Sends nothing.",
   family: 'prospector',
   http: { method: 'PATCH', path: '/clients/:client_id/prospect-lists/:list_id/items/:item_id', status: 200 },
   scope: 'prospector:write',
@@ -17,9 +23,9 @@ export const updateProspect = defineOperation({
   input: z.strictObject({
     client_id: ClientIdParam,
     list_id: ListIdParam,
-    item_id: Uuid.describe('The item (path id).'),
-    status: ProspectStatus.optional(),
-    notes: FreeText(10_000).nullable().optional().describe('New notes; null clears them.'),
+    item_id: Uuid.describe('Prospect item id.'),
+    status: ProspectStatus.optional().describe(`New status: ${PROSPECT_STATUSES_HELP}.`),
+    notes: FreeText(10_000).nullable().optional().describe('Replaces the notes; null clears them.'),
   }),
   output: ProspectItemRecord,
   errors: ['invalid_input', 'idempotency_key_required', 'idempotency_key_reused', 'idempotency_key_in_use'],

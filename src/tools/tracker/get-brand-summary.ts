@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineOperation } from '../define.ts';
-import { Timestamp, Uuid } from '../common/schemas.ts';
+import { ClientId, Timestamp } from '../common/schemas.ts';
 import { readBrandSummary } from '../../engine/tracker/summaries.ts';
 import { Coverage, Overall, Platform } from './schemas.ts';
 
@@ -10,13 +10,13 @@ export const getBrandSummary = defineOperation({
   name: 'get_brand_summary',
   title: 'Get brand summary',
   description:
-    "A client's AI visibility from each project's newest successful results: per AI platform, measured answers that mention and cite the brand (with denominators), and the most cited URLs. Platforms without data are listed in coverage.missing, never as zero.",
+    "A client's AI visibility per AI platform: answers mentioning and citing the brand, top cited URLs; no-data platforms are in coverage.missing.",
   family: 'tracker',
   http: { method: 'GET', path: '/reporter/brand-summary', status: 200 },
   scope: 'reporter:read',
   subscription: null,
   idempotency: 'none',
-  input: z.strictObject({ client_id: Uuid.describe('The client (required).') }),
+  input: z.strictObject({ client_id: ClientId }),
   output: z.object({
     client_id: z.string(),
     snapshot: z.object({ method: z.literal('latest_per_platform') }),

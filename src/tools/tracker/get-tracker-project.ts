@@ -7,7 +7,7 @@ export const getTrackerProject = defineOperation({
   name: 'get_tracker_project',
   title: 'Get a tracker project',
   description:
-    "A project's configuration and its SPI (Search Presence Index, 0-100) per platform and overall with denominators, from the newest successful result of each platform, plus platform coverage and the newest scan (poll it after start_tracker_scan).",
+    "A project's settings, queries, SPI (Search Presence Index, 0-100) per platform and overall, and latest_run (poll after start_tracker_scan).",
   family: 'tracker',
   http: { method: 'GET', path: '/reporter/projects/:project_id', status: 200 },
   scope: 'reporter:read',

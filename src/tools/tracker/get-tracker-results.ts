@@ -16,7 +16,7 @@ export const getTrackerResults = defineOperation({
   name: 'get_tracker_results',
   title: 'Get tracker results',
   description:
-    "Current per-query results of a project by platform. snapshot=latest_per_platform (default): each platform's newest successful result, possibly from different runs (see source_run_id); snapshot=latest_run: only the most recently finished run. A platform without data is absent and listed in coverage.missing, never zero; partial results are marked partial.",
+    'Per-query results by platform (snapshot picks the runs). Platforms without data are in coverage.missing, never zero.',
   family: 'tracker',
   http: { method: 'GET', path: '/reporter/projects/:project_id/results', status: 200 },
   scope: 'reporter:read',
@@ -24,8 +24,12 @@ export const getTrackerResults = defineOperation({
   idempotency: 'none',
   input: z.strictObject({
     project_id: ProjectIdParam,
-    snapshot: SnapshotMethod.default('latest_per_platform'),
-    platform: Platform.optional().describe('Only this platform.'),
+    snapshot: SnapshotMethod.default('latest_per_platform').describe(
+      "latest_per_platform (default): each platform's newest successful result; latest_run: the last finished run.",
+    ),
+    platform: Platform.optional().describe(
+      'Only this platform: organic (Google), chatgpt, perplexity, claude or google_ai_overview.',
+    ),
   }),
   output: z.object({
     project_id: z.string(),

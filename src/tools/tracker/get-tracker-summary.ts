@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineOperation } from '../define.ts';
-import { Pagination, PaginationInput, Timestamp, Uuid } from '../common/schemas.ts';
+import { ClientFilter, Pagination, PaginationInput, Timestamp } from '../common/schemas.ts';
 import { readSummary } from '../../engine/tracker/summaries.ts';
 import { Coverage, Overall, Platform, ResultStatus, ScanStatus } from './schemas.ts';
 
@@ -8,13 +8,13 @@ export const getTrackerSummary = defineOperation({
   name: 'get_tracker_summary',
   title: 'Get tracker summary',
   description:
-    "Scorecards of the organisation's tracker projects (or one client's with client_id), newest first and paginated: SPI per project and platform with denominators and coverage, plus the pooled SPI of every project in scope.",
+    'Scorecards of tracker projects, newest first: SPI per project and platform with denominators, plus the pooled SPI.',
   family: 'tracker',
   http: { method: 'GET', path: '/reporter/summary', status: 200 },
   scope: 'reporter:read',
   subscription: null,
   idempotency: 'none',
-  input: z.strictObject({ client_id: Uuid.optional().describe("Only this client's projects."), ...PaginationInput }),
+  input: z.strictObject({ client_id: ClientFilter, ...PaginationInput }),
   output: z.object({
     scope: z.enum(['organisation', 'client']),
     client_id: z.string().nullable(),

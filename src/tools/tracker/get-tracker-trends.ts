@@ -7,7 +7,7 @@ export const getTrackerTrends = defineOperation({
   name: 'get_tracker_trends',
   title: 'Get tracker trends',
   description:
-    'The SPI time series of a project: one point per UTC day for the last `days` days (1-90, default 30), with the run_status of the day. Days without a successful run are gaps (spi null), never zeros.',
+    "A project's daily SPI (UTC) for the last `days` days; days without a successful run are gaps (spi null), not zeros.",
   family: 'tracker',
   http: { method: 'GET', path: '/reporter/projects/:project_id/trends', status: 200 },
   scope: 'reporter:read',
@@ -21,7 +21,7 @@ export const getTrackerTrends = defineOperation({
       .min(1)
       .max(MAX_TREND_DAYS)
       .default(30)
-      .describe(`Days of history, 1 to ${MAX_TREND_DAYS} (default 30).`),
+      .describe(`Days of history, 1-${MAX_TREND_DAYS} (default 30).`),
   }),
   output: z.object({
     project_id: z.string(),

@@ -1,20 +1,19 @@
 import { z } from 'zod';
 import { defineOperation } from '../define.ts';
-import { listOf, pageOf, PaginationInput, Uuid } from '../common/schemas.ts';
+import { ClientFilter, listOf, pageOf, PaginationInput } from '../common/schemas.ts';
 import { listProjectViews } from '../../engine/tracker/service.ts';
 import { ProjectRecord } from './schemas.ts';
 
 export const listTrackerProjects = defineOperation({
   name: 'list_tracker_projects',
   title: 'List tracker projects',
-  description:
-    "The organisation's tracker projects (configuration without the query list), newest first; optionally one client's.",
+  description: 'Tracker projects (without queries), newest first.',
   family: 'tracker',
   http: { method: 'GET', path: '/reporter/projects', status: 200 },
   scope: 'reporter:read',
   subscription: null,
   idempotency: 'none',
-  input: z.strictObject({ client_id: Uuid.optional().describe("Only this client's projects."), ...PaginationInput }),
+  input: z.strictObject({ client_id: ClientFilter, ...PaginationInput }),
   output: listOf(ProjectRecord),
   errors: ['invalid_input'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

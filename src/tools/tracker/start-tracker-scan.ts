@@ -7,7 +7,7 @@ export const startTrackerScan = defineOperation({
   name: 'start_tracker_scan',
   title: 'Start a tracker scan',
   description:
-    "Measure every query of a project on each of its platforms that has a configured provider (asynchronous and durable: 202 with the queued run; poll get_tracker_project's latest_run). Reserves one usage unit per query and scanned platform, charged once when the scan ends complete or partial and released if it fails. Platforms without a provider are not scanned and are reported as missing coverage. An optional idempotency key returns the same run for the same request.",
+    "Measure a project's queries on each configured platform (1 usage unit per query and platform). Answers 202; poll get_tracker_project.",
   family: 'tracker',
   http: { method: 'POST', path: '/reporter/projects/:project_id/scans', status: 202 },
   scope: 'reporter:run',
