@@ -6,6 +6,7 @@ import {
   type Server as HttpServer,
   type ServerResponse,
 } from 'node:http';
+import type { RateLimiter } from './engine/rate-limit.ts';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
@@ -36,6 +37,8 @@ export interface AppOptions {
   operations?: readonly AnyOperation[];
   /** Pipelines to register with the runner besides the families' own (tests add their own). */
   pipelines?: (engine: Engine) => readonly Pipeline[];
+  /** The per-key request limiter, when the process already meters requests (stdio, before the engine loads). */
+  rateLimiter?: RateLimiter;
 }
 
 export interface App {
@@ -136,6 +139,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     clock,
     logger,
     runnerOwner: options.runnerOwner,
+    rateLimiter: options.rateLimiter,
     settings: {
       runnerConcurrency: config.AGENT_API_RUNNER_CONCURRENCY,
       leaseMs: config.AGENT_API_LEASE_MS,
@@ -204,6 +208,8 @@ export async function createApp(options: AppOptions): Promise<App> {
         version: VERSION,
         failedAuthPerMinute: config.AGENT_API_FAILED_AUTH_PER_MINUTE,
         trustedProxies: config.AGENT_API_TRUSTED_PROXIES,
+        toolsets: config.AGENT_API_TOOLSETS,
+        textMode: config.AGENT_API_MCP_TEXT,
         mcpLimits: {
           maxSessionsPerKey: config.AGENT_API_MCP_MAX_SESSIONS_PER_KEY,
           maxSessions: config.AGENT_API_MCP_MAX_SESSIONS,

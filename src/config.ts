@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { TOOLSET_NAMES } from './tools/toolsets.ts';
 
 /** The sample web archive shipped in the repository: the offline web when AGENT_API_WEB_ARCHIVE is unset. */
 export const SAMPLE_ARCHIVE_PATH = fileURLToPath(new URL('../web-archive/', import.meta.url));
@@ -70,6 +71,10 @@ export const ConfigSchema = z.object({
   AGENT_API_MCP_MAX_SESSIONS: int(4_096, 1, 1_000_000),
   AGENT_API_MCP_SESSION_IDLE_MS: int(600_000, 1_000, 86_400_000),
   AGENT_API_MCP_MAX_BATCH: int(10, 1, 1_000),
+  /** MCP toolsets to serve (content, optimize, tracker, prospects, account); unset: every tool the key may use. */
+  AGENT_API_TOOLSETS: list.pipe(z.array(z.enum(TOOLSET_NAMES))),
+  /** The text of an MCP tool result: a short summary of its structured content (default), or that content as JSON. */
+  AGENT_API_MCP_TEXT: z.enum(['summary', 'json']).default('summary'),
   AGENT_API_IDEMPOTENCY_TTL_HOURS: int(24, 24, 24 * 365),
   SERP_PROVIDER: z.enum(['archive', 'dataforseo', 'serpapi']).default('archive'),
   DATAFORSEO_LOGIN: z.string().optional(),

@@ -1,14 +1,35 @@
 import { Command, CommanderError } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
-import { loadConfig } from '../config.ts';
-import { registerAdminCommands } from './commands/admin.ts';
-import { registerArchiveCommands } from './commands/archive.ts';
-import { registerRunCommands } from './commands/run.ts';
-import { registerTrackerCommands } from './commands/tracker.ts';
+import { loadConfig, type Config } from '../config.ts';
 import { processIo, type CliIo } from './output.ts';
-import type * as SafeFetch from '../providers/web/safe-fetch.ts';
 
-let safeFetchModule: typeof SafeFetch | undefined;
+/**
+ * The command groups, each loaded only when its command runs (or for help): `agent-api mcp` must start fast, and
+ * the archive commands alone pull in an HTML parser, a WARC library and progress bars.
+ */
+const GROUPS: Record<string, readonly string[]> = {
+  run: ['init', 'serve', 'start', 'mcp'],
+  admin: ['orgs', 'clients', 'keys'],
+  tracker: ['tracker'],
+  archive: ['archive'],
+};
+
+async function registerGroup(name: string, program: Command, config: Config, io: CliIo): Promise<void> {
+  if (name === 'run') (await import('./commands/run.ts')).registerRunCommands(program, config, io);
+  else if (name === 'admin') (await import('./commands/admin.ts')).registerAdminCommands(program, config, io);
+  else if (name === 'tracker') (await import('./commands/tracker.ts')).registerTrackerCommands(program, config, io);
+  else if (name === 'archive') {
+    const [{ registerArchiveCommands }, { createSafeFetcher, parseAllowList }] = await Promise.all([
+      import('./commands/archive.ts'),
+      import('../providers/web/safe-fetch.ts'),
+    ]);
+    registerArchiveCommands(program, {
+      createFetcher: () => createSafeFetcher({ allow: parseAllowList(config.AGENT_API_TEST_FETCH_ALLOW) }),
+      stdout: io.out,
+      stderr: io.stderr,
+    });
+  }
+}
 
 /** The `agent-api` command line (API.md section 6). */
 export async function main(argv: string[], io: CliIo = processIo): Promise<void> {
@@ -25,19 +46,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<void>
     .version(pkg.version)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.err(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
-  registerRunCommands(program, config, io);
-  registerAdminCommands(program, config, io);
-  registerTrackerCommands(program, config, io);
-  registerArchiveCommands(program, {
-    createFetcher: () => {
-      const { createSafeFetcher, parseAllowList } = safeFetchModule!;
-      return createSafeFetcher({ allow: parseAllowList(config.AGENT_API_TEST_FETCH_ALLOW) });
-    },
-    stdout: io.out,
-    stderr: io.stderr,
-  });
-  // The fetcher module is only needed by `archive add`; load it before parsing when that is the command.
-  if (argv[0] === 'archive') safeFetchModule = await import('../providers/web/safe-fetch.ts');
+  // Only the group of the command given; every group for help, a version or an unknown command (in help's order).
+  const group = Object.keys(GROUPS).find((g) => GROUPS[g]!.includes(argv[0] ?? ''));
+  for (const name of group ? [group] : Object.keys(GROUPS)) await registerGroup(name, program, config, io);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Db, DbStats } from '../store/db.ts';
 import { createIdempotencyService } from './idempotency.ts';
-import { createRateLimiter } from './rate-limit.ts';
+import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 import { createUsageService } from './usage.ts';
 import { createRunner } from './runner/runner.ts';
 import { createChangeHub } from './changes.ts';
@@ -31,6 +31,8 @@ export interface EngineDeps {
   providers: EngineProviders;
   /** Lease owner name for the runner (tests name their workers). */
   runnerOwner?: string;
+  /** The per-key request limiter, when the process made one before the engine (stdio meters its first messages). */
+  rateLimiter?: RateLimiter;
 }
 
 /**
@@ -42,7 +44,7 @@ export function createEngine(deps: EngineDeps) {
   const usage = createUsageService({ clock, logger });
   const idempotency = createIdempotencyService({ clock, ttlMs: settings.idempotencyTtlMs });
   const changes = createChangeHub(clock);
-  const rateLimiter = createRateLimiter(clock);
+  const rateLimiter = deps.rateLimiter ?? createRateLimiter(clock);
   const runner = createRunner({
     db,
     clock,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { compactInputSchema } from '../../src/transport/mcp/compact-schema.ts';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -35,8 +36,13 @@ const DOCUMENTED_TOOLS = [
   'get_usage',
   'estimate_usage',
   'list_clients',
+  'create_client',
+  'update_client',
   'list_tracker_projects',
   'get_tracker_project',
+  'create_tracker_project',
+  'update_tracker_project',
+  'delete_tracker_project',
   'get_tracker_results',
   'get_tracker_trends',
   'get_tracker_summary',
@@ -54,7 +60,11 @@ const DOCUMENTED_TOOLS = [
 const COMPUTE_ONLY = new Set(['score_content']);
 const VERBS = ['get', 'list', 'create', 'start', 'estimate', 'score', 'approve', 'save', 'update', 'delete'];
 
-/** docs/api.md §2.2: the scope family of each operation family (null: any valid key). */
+/**
+ * docs/api.md §2.2: the scope family of each operation family. Reads need `<family>:read` (clients: any valid key);
+ * writes that start gated, metered work need `<family>:run`; writes that only change the family's records need
+ * `<family>:write`.
+ */
 const SCOPE_FAMILY: Record<string, string | null> = {
   copywriter: 'copywriter',
   autopilot: 'copywriter',
@@ -62,8 +72,17 @@ const SCOPE_FAMILY: Record<string, string | null> = {
   tracker: 'reporter',
   prospector: 'prospector',
   usage: null,
-  clients: null,
+  clients: 'clients',
 };
+
+/** The scope docs/api.md §2.2 assigns an operation; null for any valid key. */
+function expectedScope(op: AnyOperation): string | null {
+  const family = SCOPE_FAMILY[op.family];
+  if (family === undefined) throw new Error(`unknown family ${op.family}`);
+  if (family === null) return null;
+  if (op.http.method === 'GET') return family === 'clients' ? null : `${family}:read`;
+  return `${family}:${op.subscription ? 'run' : 'write'}`;
+}
 
 const cases = OPERATIONS.map((op) => [op.name, op] as const);
 
@@ -100,16 +119,9 @@ describe('operation registry contract', () => {
       expect(op.description.trim().length).toBeGreaterThan(10);
     });
 
-    it('declares its scope (null only for usage and clients) as docs/api.md §2.2 assigns it', () => {
+    it('declares its scope (null only for usage and client reads) as docs/api.md §2.2 assigns it', () => {
       expect(op.scope === null || (SCOPES as readonly string[]).includes(op.scope)).toBe(true);
-      const family = SCOPE_FAMILY[op.family];
-      expect(family, `unknown family ${op.family}`).not.toBeUndefined();
-      if (family === null) {
-        expect(op.scope).toBeNull();
-        return;
-      }
-      const write = family === 'prospector' ? 'write' : 'run';
-      expect(op.scope).toBe(`${family}:${op.http.method === 'GET' ? 'read' : write}`);
+      expect(op.scope).toBe(expectedScope(op));
     });
 
     it('keeps reads working without a subscription', () => {
@@ -195,16 +207,18 @@ describe('operation registry contract', () => {
         expect(r.status).toBeLessThan(500);
       });
 
-      it('is an MCP tool with the same input fields, output schema and annotations', () => {
+      it('is an MCP tool with the same input fields (compact schemas), its output fields and annotations', () => {
         const tool = tools.get(name);
         expect(tool, name).toBeDefined();
         const input = tool!.inputSchema as {
           type: string;
           properties?: Record<string, unknown>;
           required?: string[];
-          additionalProperties?: unknown;
         };
-        const expected = draft7(op.input, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+        const expected = compactInputSchema(draft7(op.input, 'input')) as {
+          properties?: Record<string, unknown>;
+          required?: string[];
+        };
         const expectedFields = Object.keys(expected.properties ?? {});
         const keyField = op.idempotency === 'none' ? [] : ['idempotency_key'];
         expect(input.type).toBe('object');
@@ -214,13 +228,19 @@ describe('operation registry contract', () => {
         expect(new Set(input.required ?? [])).toEqual(
           new Set([...(expected.required ?? []), ...(op.idempotency === 'required' ? ['idempotency_key'] : [])]),
         );
-        expect(input.additionalProperties).toBe(false);
 
-        const output = tool!.outputSchema as { type: string; anyOf?: Array<Record<string, unknown>> };
+        // The output schema names the body's top-level fields (compact-schema.ts): open, so the error body fits too.
+        const output = tool!.outputSchema as { type: string; properties?: Record<string, unknown>; required?: unknown };
+        type Shape = { properties?: Record<string, unknown>; anyOf?: Shape[]; oneOf?: Shape[] };
+        const fields = (s: Shape): string[] => [
+          ...Object.keys(s.properties ?? {}),
+          ...[...(s.anyOf ?? []), ...(s.oneOf ?? [])].flatMap(fields),
+        ];
         expect(output.type).toBe('object');
-        expect(output.anyOf).toHaveLength(2);
-        expect(output.anyOf![0]).toEqual(draft7(op.output, 'output'));
-        expect(output.anyOf![1]).toMatchObject({ type: 'object', required: ['error'] });
+        expect(Object.keys(output.properties ?? {}).sort()).toEqual(
+          [...new Set(fields(draft7(op.output, 'output') as Shape))].sort(),
+        );
+        expect(output.required).toBeUndefined();
 
         expect(tool!.annotations).toMatchObject(op.annotations);
       });

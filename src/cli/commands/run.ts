@@ -157,66 +157,6 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
         process.exitCode = 2;
         return;
       }
-      const [
-        { createApp, VERSION },
-        { authenticate },
-        { buildMcpServer },
-        { GuardedTransport, malformedCall, meterMessage, rateRefusal },
-        { serveStdio, StdioServerTransport },
-      ] = await Promise.all([
-        import('../../app.ts'),
-        import('../../engine/auth.ts'),
-        import('../../transport/mcp/server.ts'),
-        import('../../transport/mcp/message-guard.ts'),
-        import('@modelcontextprotocol/server/stdio'),
-      ]);
-      const app = await createApp({ config });
-      let principal: Awaited<ReturnType<typeof authenticate>> | undefined;
-      try {
-        principal = await authenticate(app.database.db, app.engine.clock, key);
-      } catch {
-        io.err('agent-api mcp: AGENT_API_KEY is not a valid, active key for this database (AGENT_API_DB).');
-        await app.close();
-        process.exitCode = 2;
-        return;
-      }
-      const acting = () => authenticate(app.database.db, app.engine.clock, key);
-      await app.startBackground();
-      await new Promise<void>((done) => {
-        let closing = false;
-        const shutdown = () => {
-          if (closing) return;
-          closing = true;
-          void app.close(app.config.AGENT_API_SHUTDOWN_GRACE_MS).finally(done);
-        };
-        // Malformed tool calls answer -32602 with one sentence; every other message counts against the key's rate
-        // limit (tool calls are metered by the operation), as over HTTP.
-        const transport = new GuardedTransport(
-          new StdioServerTransport(),
-          (m) => {
-            const malformed = malformedCall(m);
-            if (malformed) return malformed;
-            const over = principal ? meterMessage(app.engine.services, principal, m) : null;
-            return over ? rateRefusal(m, over) : null;
-          },
-          shutdown,
-        );
-        // The opening exchange decides the connection's era: initialize (2025-11-25) or server/discover (2026-07-28).
-        serveStdio(
-          ({ era }) =>
-            buildMcpServer({
-              engine: app.engine,
-              operations: app.operations,
-              version: VERSION,
-              era,
-              resolvePrincipal: acting,
-              taskPrincipal: acting,
-            }),
-          { transport },
-        );
-        process.stdin.once('end', shutdown);
-        process.once('SIGTERM', shutdown);
-        process.once('SIGINT', shutdown);
-      });
+      await (await import('./mcp-stdio.ts')).runMcpStdio(config, key, io);
     });
 }

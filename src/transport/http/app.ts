@@ -7,6 +7,7 @@ import { buildOpenApi } from '../openapi.ts';
 import { originGuard, requestIdMiddleware, type HttpEnv, type OriginPolicy } from './guards.ts';
 import { bodyLimitMiddleware } from './limits.ts';
 import { mountMcpHttp, type McpHttpLimits } from './mcp-http.ts';
+import type { Toolset } from '../../tools/toolsets.ts';
 import { errorResponse } from './respond.ts';
 import { mountRest } from './rest.ts';
 import { createFailedAuthLimiter } from './request-auth.ts';
@@ -22,6 +23,10 @@ export interface HttpAppDeps {
   trustedProxies?: readonly string[];
   /** Bounds on MCP sessions and batches (defaults otherwise). */
   mcpLimits?: Partial<McpHttpLimits>;
+  /** The toolsets served over MCP (AGENT_API_TOOLSETS); empty or absent: every operation. */
+  toolsets?: readonly Toolset[];
+  /** A tool result's text over MCP (AGENT_API_MCP_TEXT). */
+  textMode?: 'summary' | 'json';
 }
 
 /** The one HTTP application: REST under /api/agent/v1, MCP at /mcp, /openapi.json and /healthz. */

@@ -11,6 +11,7 @@ import { ApiError } from '../../errors.ts';
 import type { Principal } from '../../engine/auth.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { AnyOperation } from '../../tools/define.ts';
+import type { Toolset } from '../../tools/toolsets.ts';
 import { buildMcpServer, type ToolExtra } from '../mcp/server.ts';
 import { malformedCall, meterMessage, rateRefusal, refusalMessage, type RpcRefusal } from '../mcp/message-guard.ts';
 import type { HttpEnv } from './guards.ts';
@@ -76,6 +77,10 @@ export function mountMcpHttp(
     operations: readonly AnyOperation[];
     version: string;
     failedAuth: FailedAuthLimiter;
+    /** The toolsets served over MCP (AGENT_API_TOOLSETS); empty: every operation. */
+    toolsets?: readonly Toolset[];
+    /** A tool result's text (AGENT_API_MCP_TEXT). */
+    textMode?: 'summary' | 'json';
     limits?: Partial<McpHttpLimits>;
   },
 ) {
@@ -133,6 +138,8 @@ export function mountMcpHttp(
         operations: deps.operations,
         version: deps.version,
         era: 'modern',
+        toolsets: deps.toolsets,
+        textMode: deps.textMode,
         resolvePrincipal: async () => principal,
         taskPrincipal: async () => principal,
         taskResultsPending,
@@ -205,6 +212,8 @@ export function mountMcpHttp(
       operations: deps.operations,
       version: deps.version,
       era: 'legacy',
+      toolsets: deps.toolsets,
+      textMode: deps.textMode,
       resolvePrincipal: async (ctx: ToolExtra) => principalOf(ctx.http?.authInfo),
       // Every HTTP request is authenticated before it reaches the session, and a session is bound to one key.
       taskPrincipal: async () => principal,

@@ -59,7 +59,11 @@ export function malformedCall(m: Message): RpcRefusal | null {
  * included, except `tools/call`, which the operation invocation meters itself (and answers as a tool error, like REST).
  * Answers the API error when the key is over its limit.
  */
-export function meterMessage(engine: EngineServices, principal: Principal, m: Message): ApiError | null {
+export function meterMessage(
+  engine: Pick<EngineServices, 'rateLimiter'>,
+  principal: Principal,
+  m: Message,
+): ApiError | null {
   if (m.method === 'tools/call') return null;
   try {
     takeRateLimit(engine, principal);

@@ -17,6 +17,11 @@ import { invalidInput, invokeOperation, takeRateLimit } from '../../tools/invoke
 import { insertTask } from '../../engine/tasks.ts';
 import { iso } from '../../clock.ts';
 import { createTaskProtocol } from './tasks.ts';
+import { compactInputSchema, compactOutputSchema } from './compact-schema.ts';
+import { inToolsets, type Toolset } from '../../tools/toolsets.ts';
+import { resourceLinksFor, serveResources } from './resources.ts';
+import { summarize } from './summary.ts';
+import { servePrompts } from './prompts.ts';
 
 export type ToolExtra = ServerContext;
 
@@ -27,7 +32,11 @@ export type ToolExtra = ServerContext;
 export type Era = 'legacy' | 'modern';
 
 export interface McpServerDeps {
-  engine: Engine;
+  /**
+   * The engine, or its promise: stdio answers `initialize` and `tools/list` while the engine still loads (they need
+   * only the operations and the key), and the first call that needs the engine waits for it.
+   */
+  engine: Engine | PromiseLike<Engine>;
   operations: readonly AnyOperation[];
   version: string;
   era: Era;
@@ -37,18 +46,14 @@ export interface McpServerDeps {
   taskPrincipal(): Promise<Principal>;
   /** tasks/result calls waiting per key, shared by every session of the process (a fresh map when omitted). */
   taskResultsPending?: Map<string, number>;
+  /** The toolsets served (AGENT_API_TOOLSETS); empty or absent: every operation. */
+  toolsets?: readonly Toolset[];
+  /** A tool result's text: a summary of the body (default) or the body as JSON (AGENT_API_MCP_TEXT). */
+  textMode?: 'summary' | 'json';
 }
 
 /** How often task-augmented callers are told to poll, and how long finished tasks stay listed by default. */
 const TASK_POLL_MS = 2_000;
-
-export const ErrorBodySchema = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).optional(),
-  }),
-});
 
 const inputSchemas = new WeakMap<AnyOperation, z.ZodObject>();
 
@@ -58,7 +63,7 @@ export function toolInputSchema(op: AnyOperation): z.ZodObject {
   if (cached) return cached;
   const key = z
     .string()
-    .describe('Idempotency key: the same key and arguments return the first result instead of doing the work again.');
+    .describe('Retry key: reuse it to retry; the same key and arguments answer the first result, no new work.');
   const schema: z.ZodObject =
     op.idempotency === 'none'
       ? op.input
@@ -74,10 +79,17 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
 }
 
 /**
- * The tool list: input schemas from the operations, and output schemas that admit the success body or the error body,
- * because a failed call answers `isError` with `structuredContent: {error}` exactly as REST does, and MCP clients
- * validate any structured content they get against the advertised schema.
+ * A tool's output schema: the compact shape of its body, open enough that the error body of a failed call (its
+ * structured content, as REST answers it) validates too: 2025-era clients check structured content against it.
  */
+function outputSchemaOf(op: AnyOperation): Tool['outputSchema'] {
+  const schema = compactOutputSchema(jsonSchema(op.output, 'output')) as { properties?: Record<string, unknown> };
+  // A body with its own `error` field (a run's error message) must still admit the error body's `error` object.
+  if (schema.properties?.error) schema.properties.error = {};
+  return { type: 'object', ...schema } as Tool['outputSchema'];
+}
+
+/** The tool list: compact input and output schemas from the operations (compact-schema.ts). */
 const definitionCache = new WeakMap<readonly AnyOperation[], Record<Era, Tool[]>>();
 
 export function toolDefinitions(operations: readonly AnyOperation[], era: Era): Tool[] {
@@ -87,12 +99,9 @@ export function toolDefinitions(operations: readonly AnyOperation[], era: Era): 
     name: op.name,
     title: op.title,
     description: op.description,
-    inputSchema: jsonSchema(toolInputSchema(op), 'input') as Tool['inputSchema'],
-    outputSchema: {
-      type: 'object',
-      ...jsonSchema(z.union([op.output, ErrorBodySchema]), 'output'),
-    } as Tool['outputSchema'],
-    annotations: { title: op.title, ...op.annotations },
+    inputSchema: compactInputSchema(jsonSchema(toolInputSchema(op), 'input')) as Tool['inputSchema'],
+    outputSchema: outputSchemaOf(op),
+    annotations: op.annotations,
     ...(op.task && era === 'legacy' ? { execution: { taskSupport: 'optional' as const } } : {}),
   }));
   // JSON Schema generation is the costly part of opening a session; every session of a process lists the same tools.
@@ -113,10 +122,6 @@ function progressReporter(ctx: ToolExtra): ProgressReporter | null {
   };
 }
 
-function summarize(op: AnyOperation, body: unknown): string {
-  return `${op.title}: ${JSON.stringify(body)}`;
-}
-
 /**
  * One MCP call of one operation: the same rate limit, scopes, validation, idempotency and errors as REST.
  * A failure is an `isError` result carrying the REST error body as structured content.
@@ -128,14 +133,15 @@ export async function callOperation(
   ctx: ToolExtra,
 ): Promise<CallToolResult> {
   const requestId = randomUUID();
+  const engine = await deps.engine;
   try {
     const principal = await deps.resolvePrincipal(ctx);
-    takeRateLimit(deps.engine.services, principal);
+    takeRateLimit(engine.services, principal);
     const { idempotency_key: rawKey, ...input } = args;
     if (rawKey !== undefined && typeof rawKey !== 'string') {
       throw invalidInput(op.family, [{ path: 'idempotency_key', message: 'Expected a string.' }]);
     }
-    const result = await invokeOperation(deps.engine, op, {
+    const result = await invokeOperation(engine, op, {
       principal,
       input,
       idempotencyKeys: op.idempotency === 'none' || rawKey === undefined ? null : [rawKey],
@@ -144,16 +150,27 @@ export async function callOperation(
       progress: progressReporter(ctx),
     });
     // A rendered document (define.ts `render`) is the text content; the JSON body stays the structured content.
+    // Otherwise the text is a summary (summary.ts), and big documents are linked as resources (resources.ts).
     const document = op.render?.document(result.body) ?? null;
+    const links = document ? [] : resourceLinksFor(result.body);
+    const text = document
+      ? document.text
+      : deps.textMode === 'json'
+        ? JSON.stringify(result.body)
+        : summarize(
+            op.title,
+            result.body,
+            links.map((l) => l.uri),
+          );
     return {
       structuredContent: result.body as Record<string, unknown>,
-      content: [{ type: 'text', text: document ? document.text : summarize(op, result.body) }],
+      content: [{ type: 'text', text }, ...links],
       // REST says Idempotent-Replayed: true; MCP results say it in _meta.
       ...(result.replayed ? { _meta: { idempotent_replayed: true } } : {}),
     };
   } catch (err) {
     const apiErr = toApiError(err);
-    if (!(err instanceof ApiError)) deps.engine.logger.error({ err, tool: op.name, requestId }, 'tool call failed');
+    if (!(err instanceof ApiError)) engine.logger.error({ err, tool: op.name, requestId }, 'tool call failed');
     const body = apiErr.toBody();
     return {
       isError: true,
@@ -164,7 +181,7 @@ export async function callOperation(
 }
 
 const INSTRUCTIONS =
-  'SEO content service: content jobs (research, brief, draft), Autopilot, Optimize (score a page against ranking competitors), tracker reads and outreach lists. Long work is asynchronous: start it, then poll the status tool (it accepts wait_seconds). Writing tools take idempotency_key; reuse it when retrying.';
+  'SEO content service: content jobs (research, brief, draft), Autopilot, Optimize (score a page against ranking competitors), a search and AI-answer visibility tracker, outreach lists and client workspaces. Long work is asynchronous: start it, then poll the status tool (it accepts wait_seconds). Writing tools take idempotency_key; reuse it when retrying. Big documents (reports, drafts, briefs) are resources linked from results.';
 
 /** The task methods' parameters (2025-11-25); the SDK v2 no longer types them, so they are registered as schemas. */
 const TaskIdParams = z.looseObject({ taskId: z.string() });
@@ -189,9 +206,18 @@ export function buildMcpServer(deps: McpServerDeps): Server {
       instructions: INSTRUCTIONS,
     },
   );
-  const byName = new Map(deps.operations.map((op) => [op.name, op]));
-  const definitions = toolDefinitions(deps.operations, deps.era);
-  server.setRequestHandler('tools/list', () => ({ tools: definitions }));
+  const served = deps.operations.filter((op) => inToolsets(op.family, deps.toolsets ?? []));
+  const byName = new Map(served.map((op) => [op.name, op]));
+  const definitions = toolDefinitions(deps.operations, deps.era).filter((d) => byName.has(d.name));
+  // A key sees the tools its scopes allow; calling another one is still the API's 403 forbidden.
+  server.setRequestHandler('tools/list', async (_request, ctx) => {
+    const principal = await deps.resolvePrincipal(ctx);
+    const allowed = (d: Tool) => {
+      const scope = byName.get(d.name)!.scope;
+      return scope === null || principal.scopes.has(scope);
+    };
+    return { tools: definitions.filter(allowed) };
+  });
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const op = byName.get(request.params.name);
     if (!op) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
@@ -210,28 +236,32 @@ export function buildMcpServer(deps: McpServerDeps): Server {
     if (legacy && task && op.task) return startTask(deps, op, args, ctx, task.ttl ?? null);
     return callOperation(deps, op, args, ctx);
   });
+  serveResources(server, deps);
+  servePrompts(server, { toolsets: deps.toolsets });
   if (legacy) serveTasks(server, deps);
   return server;
 }
 
 /** The 2025-11-25 task methods over the durable runs. */
 function serveTasks(server: Server, deps: McpServerDeps): void {
-  const tasks = createTaskProtocol(deps.engine, deps.taskPrincipal, deps.taskResultsPending ?? new Map());
+  let protocol: ReturnType<typeof createTaskProtocol> | undefined;
+  const pending = deps.taskResultsPending ?? new Map<string, number>();
+  const tasks = async () => (protocol ??= createTaskProtocol(await deps.engine, deps.taskPrincipal, pending));
   const schemas = { params: TaskIdParams, result: AnyResult };
   // Per the protocol, tasks/get answers carry no related-task metadata: the taskId parameter is the source of truth.
-  server.setRequestHandler('tasks/get', schemas, async ({ taskId }) => ({ ...(await tasks.get(taskId)) }));
+  server.setRequestHandler('tasks/get', schemas, async ({ taskId }) => ({ ...(await (await tasks()).get(taskId)) }));
   server.setRequestHandler('tasks/cancel', schemas, async ({ taskId }) => ({
     _meta: {},
-    ...(await tasks.cancel(taskId)),
+    ...(await (await tasks()).cancel(taskId)),
   }));
   server.setRequestHandler('tasks/list', { params: ListTasksParams, result: AnyResult }, async (params) => ({
-    ...(await tasks.list(params?.cursor)),
+    ...(await (await tasks()).list(params?.cursor)),
     _meta: {},
   }));
   // tasks/result, bounded in time and in calls per key, and stopped when the client goes away.
   server.setRequestHandler('tasks/result', schemas, async ({ taskId }, ctx) => {
     const closed = ctx.http?.authInfo?.extra?.closed as AbortSignal | undefined;
-    const result = await tasks.result(taskId, closed ? [ctx.mcpReq.signal, closed] : [ctx.mcpReq.signal]);
+    const result = await (await tasks()).result(taskId, closed ? [ctx.mcpReq.signal, closed] : [ctx.mcpReq.signal]);
     return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
   });
 }
@@ -255,9 +285,10 @@ async function startTask(
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, body.error.message, body);
   }
   const principal = await deps.resolvePrincipal(ctx);
-  const now = deps.engine.clock.now();
+  const engine = await deps.engine;
+  const now = engine.clock.now();
   const taskId = await insertTask(
-    deps.engine.db,
+    engine.db,
     {
       orgId: principal.orgId,
       tool: op.name,
