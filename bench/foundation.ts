@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import autocannon from 'autocannon';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -21,7 +20,8 @@ import { immediate } from '../src/store/db.ts';
 import { insertReservation, settleReservation } from '../src/store/repos/usage-ledger.ts';
 import { definePipeline } from '../src/engine/runner/types.ts';
 import { tempDir } from '../test/helpers/temp.ts';
-import { median, processCpuMs, spawnJsonServer, table } from './lib/harness.ts';
+import { spawnJsonServer, table } from './lib/harness.ts';
+import { httpSide, interleave, type Side } from './lib/load.ts';
 
 async function seed(dbPath: string, keys: number) {
   const config = loadConfig({ AGENT_API_DB: dbPath, AGENT_API_LOG_LEVEL: 'silent' });
@@ -51,91 +51,24 @@ async function seed(dbPath: string, keys: number) {
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 1_000);
 
-function cannon(url: string, headers: () => Record<string, string>, seconds: number) {
-  return new Promise<autocannon.Result>((resolve, reject) => {
-    autocannon(
-      {
-        url,
-        connections: 16,
-        duration: seconds,
-        requests: [
-          {
-            setupRequest: (req: Record<string, unknown>) => ({
-              ...req,
-              headers: { ...(req.headers as object), ...headers() },
-            }),
-          },
-        ],
-      },
-      (err, res) => (err ? reject(err) : resolve(res)),
-    );
-  });
-}
-
-interface Side {
-  name: string;
-  pid: number;
-  /** One measured round of `ms`; answers the operations done. */
-  round(ms: number): Promise<{ ops: number; p99: number; errors: number }>;
-}
-
-/**
- * Alternates short rounds of the two sides, so load from elsewhere on the machine hits both alike, and reads each
- * server's CPU time from /proc around its rounds: throughput ratio, median p99, and server CPU per operation.
- */
-async function interleave(a: Side, b: Side) {
-  const totals = new Map<string, { ops: number; cpuMs: number; p99: number[]; errors: number }>();
-  for (const side of [a, b]) {
-    totals.set(side.name, { ops: 0, cpuMs: 0, p99: [], errors: 0 });
-    await side.round(ROUND_MS); // warm-up: JIT, statement caches, keep-alive sockets
-  }
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const side of r % 2 ? [b, a] : [a, b]) {
-      const t = totals.get(side.name)!;
-      const cpu0 = processCpuMs(side.pid);
-      const res = await side.round(ROUND_MS);
-      t.cpuMs += processCpuMs(side.pid) - cpu0;
-      t.ops += res.ops;
-      t.errors += res.errors;
-      t.p99.push(res.p99);
-    }
-  }
-  const view = (name: string) => {
-    const t = totals.get(name)!;
-    return {
-      perSecond: t.ops / ((ROUNDS * ROUND_MS) / 1000),
-      p99: median(t.p99),
-      cpuUsPerOp: (t.cpuMs * 1000) / Math.max(1, t.ops),
-      errors: t.errors,
-    };
-  };
-  return { a: view(a.name), b: view(b.name) };
-}
-
-function httpSide(name: string, pid: number, url: string, headers: () => Record<string, string>): Side {
-  return {
-    name,
-    pid,
-    async round(ms) {
-      const r = await cannon(url, headers, ms / 1000);
-      return { ops: r.requests.total, p99: r.latency.p99, errors: r.non2xx + r.errors };
-    },
-  };
-}
-
 async function restBench(dbPath: string, orgId: string, apiKeys: string[]) {
   const env = { AGENT_API_DB: dbPath, AGENT_API_LOG_LEVEL: 'info', BENCH_ORG_ID: orgId };
   const bare = await spawnJsonServer('bench/lib/bare-usage-server.ts', env);
   const ours = await spawnJsonServer('bench/lib/app-server.ts', env);
   try {
     let i = 0;
-    const r = await interleave(
-      httpSide('bare', bare.pid, `http://127.0.0.1:${bare.port}/usage`, () => ({})),
-      httpSide('ours', ours.pid, `http://127.0.0.1:${ours.port}/api/agent/v1/usage`, () => ({
-        authorization: `Bearer ${apiKeys[i++ % apiKeys.length]}`,
-      })),
+    const [b, o] = await interleave(
+      [
+        httpSide('bare', bare.pid, { url: `http://127.0.0.1:${bare.port}/usage`, headers: () => ({}) }),
+        httpSide('ours', ours.pid, {
+          url: `http://127.0.0.1:${ours.port}/api/agent/v1/usage`,
+          headers: () => ({ authorization: `Bearer ${apiKeys[i++ % apiKeys.length]}` }),
+        }),
+      ],
+      ROUNDS,
+      ROUND_MS,
     );
-    return { bare: r.a, ours: r.b };
+    return { bare: b!, ours: o! };
   } finally {
     await bare.stop();
     await ours.stop();
@@ -200,10 +133,10 @@ async function mcpBench(dbPath: string, orgId: string, apiKeys: string[]) {
       16,
     );
     const mine = await mcpSide('ours', ours.pid, ours.port, apiKeys.slice(0, sessions), 16);
-    const r = await interleave(base, mine);
+    const [b, m] = await interleave([base, mine], ROUNDS, ROUND_MS);
     await base.close();
     await mine.close();
-    return { base: r.a, mine: r.b };
+    return { base: b!, mine: m! };
   } finally {
     await minimal.stop();
     await ours.stop();

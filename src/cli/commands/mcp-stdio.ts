@@ -61,7 +61,12 @@ export async function runMcpStdio(config: Config, key: string, io: CliIo): Promi
       await a.startBackground();
       return a;
     }));
-  const loadEngine = () => void app().catch((err: unknown) => io.err(`agent-api mcp: ${String(err)}`));
+  let closing = false;
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (ms: number) => timers.add(setTimeout(loadEngine, ms));
+  function loadEngine() {
+    if (!closing) void app().catch((err: unknown) => io.err(`agent-api mcp: ${String(err)}`));
+  }
   /** The engine, loaded on the first await (a thenable, so nothing loads until a handler needs it). */
   const engine: PromiseLike<Engine> = {
     then: (ok, fail) =>
@@ -71,10 +76,11 @@ export async function runMcpStdio(config: Config, key: string, io: CliIo): Promi
   };
 
   await new Promise<void>((done) => {
-    let closing = false;
     const shutdown = () => {
       if (closing) return;
       closing = true;
+      // Nothing loads after the client went away; a load already under way is closed when it is done.
+      for (const timer of timers) clearTimeout(timer);
       const stopped = loading
         ? loading.then((a) => a.close(config.AGENT_API_SHUTDOWN_GRACE_MS)).catch(() => undefined)
         : Promise.resolve();
@@ -87,7 +93,7 @@ export async function runMcpStdio(config: Config, key: string, io: CliIo): Promi
       (m) => {
         const malformed = malformedCall(m);
         if (malformed) return malformed;
-        if (m.method === 'tools/list') setTimeout(loadEngine, ENGINE_AFTER_LIST_MS);
+        if (m.method === 'tools/list') later(ENGINE_AFTER_LIST_MS);
         const over = meterMessage({ rateLimiter }, principal, m);
         return over ? rateRefusal(m, over) : null;
       },
@@ -109,7 +115,7 @@ export async function runMcpStdio(config: Config, key: string, io: CliIo): Promi
       { transport },
     );
     // Work queued by earlier sessions resumes once the engine runs.
-    setTimeout(loadEngine, ENGINE_AT_THE_LATEST_MS);
+    later(ENGINE_AT_THE_LATEST_MS);
     process.stdin.once('end', shutdown);
     process.once('SIGTERM', shutdown);
     process.once('SIGINT', shutdown);
