@@ -15,19 +15,33 @@ export async function connectHttpClient(baseUrl: string, key: string | null, hea
   return { client, transport, close: () => client.close() };
 }
 
-/** A real SDK client over stdio to a spawned `agent-api mcp` process. */
-export async function connectStdioClient(env: Record<string, string>) {
-  const client = new Client({ name: 'agent-api-test', version: '1.0.0' });
-  const stderr: string[] = [];
-  const transport = new StdioClientTransport({
+/** How the tests start `agent-api mcp`: this Node, the launcher, a clean environment plus `env`, stderr piped. */
+function stdioServer(env: Record<string, string>) {
+  return {
     command: process.execPath,
     args: [BIN, 'mcp'],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AGENT_API_LOG_LEVEL: 'info', ...env },
-    stderr: 'pipe',
-  });
+    stderr: 'pipe' as const,
+  };
+}
+
+/** Connects an SDK client of either era over stdio and collects the server's stderr. */
+async function connectStdio<C extends { connect(t: never): Promise<void>; close(): Promise<void> }, T>(
+  client: C,
+  transport: T & { stderr?: { on(e: 'data', f: (d: Buffer) => void): unknown } | null },
+) {
+  const stderr: string[] = [];
   transport.stderr?.on('data', (d: Buffer) => stderr.push(String(d)));
-  await client.connect(transport);
+  await client.connect(transport as never);
   return { client, transport, stderr: () => stderr.join(''), close: () => client.close() };
+}
+
+/** A real SDK client over stdio to a spawned `agent-api mcp` process. */
+export async function connectStdioClient(env: Record<string, string>) {
+  return connectStdio(
+    new Client({ name: 'agent-api-test', version: '1.0.0' }),
+    new StdioClientTransport(stdioServer(env)),
+  );
 }
 
 /** The structured body of a tool result, success or error. */
@@ -39,8 +53,13 @@ export function structured<T = Record<string, unknown>>(result: unknown): T {
 export const MODERN = '2026-07-28';
 
 /** A real SDK v2 client pinned to the 2026-07-28 era over Streamable HTTP to `${baseUrl}/mcp`. */
-export async function connectModernHttpClient(baseUrl: string, key: string | null, headers: Record<string, string> = {}) {
-  const { Client: ModernClient, StreamableHTTPClientTransport: ModernHttp } = await import('@modelcontextprotocol/client');
+export async function connectModernHttpClient(
+  baseUrl: string,
+  key: string | null,
+  headers: Record<string, string> = {},
+) {
+  const { Client: ModernClient, StreamableHTTPClientTransport: ModernHttp } =
+    await import('@modelcontextprotocol/client');
   const client = new ModernClient(
     { name: 'agent-api-test', version: '1.0.0' },
     { versionNegotiation: { mode: { pin: MODERN } } },
@@ -62,14 +81,5 @@ export async function connectModernStdioClient(env: Record<string, string>) {
     { name: 'agent-api-test', version: '1.0.0' },
     { versionNegotiation: { mode: { pin: MODERN } } },
   );
-  const stderr: string[] = [];
-  const transport = new ModernStdio({
-    command: process.execPath,
-    args: [BIN, 'mcp'],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AGENT_API_LOG_LEVEL: 'info', ...env },
-    stderr: 'pipe',
-  });
-  transport.stderr?.on('data', (d: Buffer) => stderr.push(String(d)));
-  await client.connect(transport);
-  return { client, transport, stderr: () => stderr.join(''), close: () => client.close() };
+  return connectStdio(client, new ModernStdio(stdioServer(env)));
 }

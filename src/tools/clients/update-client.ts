@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { updateOrgClient } from '../../engine/admin.ts';
 import { clientRecord } from '../../engine/clients.ts';
 import { defineOperation } from '../define.ts';
+import { somethingToChange } from '../common/schemas.ts';
 import { ClientIdParam, clientChanges, clientFields, ClientView } from './schemas.ts';
 
 const SETTINGS = Object.keys(clientFields);
@@ -21,10 +22,7 @@ export const updateClient = defineOperation({
   errors: ['invalid_input', 'idempotency_key_reused', 'idempotency_key_in_use'],
   // Overwriting or clearing a setting (a knowledge base, say) loses the previous text.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  validate: (_ctx, input) =>
-    SETTINGS.some((field) => input[field as keyof typeof input] !== undefined)
-      ? []
-      : [{ path: '(body)', message: `Send at least one of ${SETTINGS.join(', ')}.` }],
+  validate: somethingToChange(SETTINGS),
   handler: async (ctx, input) => {
     const row = await updateOrgClient(
       ctx.db,

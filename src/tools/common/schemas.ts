@@ -46,3 +46,14 @@ export const UsageImpact = z.object({
   level: z.enum(['low', 'standard', 'high']),
   included: z.boolean(),
 });
+
+/**
+ * The `validate` of a partial update: it must change something. Refuses an input with none of `fields` set, naming
+ * them, as a field error on `(body)`.
+ */
+export function somethingToChange(fields: readonly string[]) {
+  return (_ctx: unknown, input: Record<string, unknown>): { path: string; message: string }[] =>
+    fields.some((field) => input[field] !== undefined)
+      ? []
+      : [{ path: '(body)', message: `Send at least one of ${fields.join(', ')}.` }];
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineOperation } from '../define.ts';
+import { somethingToChange } from '../common/schemas.ts';
 import { updateTrackerProject as update } from '../../engine/tracker/projects.ts';
 import { projectView } from '../../engine/tracker/views.ts';
 import { ProjectIdParam, ProjectRecord } from './schemas.ts';
@@ -32,10 +33,7 @@ export const updateTrackerProject = defineOperation({
   errors: ['invalid_input', 'idempotency_key_reused', 'idempotency_key_in_use'],
   // Replacing the queries or names loses the previous configuration.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  validate: (_ctx, input) =>
-    SETTINGS.some((field) => input[field as keyof typeof input] !== undefined)
-      ? []
-      : [{ path: '(body)', message: `Send at least one of ${SETTINGS.join(', ')}.` }],
+  validate: somethingToChange(SETTINGS),
   handler: async (ctx, input) => {
     const row = await update(
       ctx.db,
