@@ -28,6 +28,9 @@ describe('tools/list size', () => {
       const a = await legacy.client.listTools();
       const b = await modern.client.listTools();
       console.info('tools/list bytes', { legacy: bytes(a), modern: bytes(b), tools: a.tools.length });
+      // 2026-07-28 list results say how long they may be cached (per key); 2025-era results carry no cache fields.
+      expect(b).toMatchObject({ ttlMs: 300_000, cacheScope: 'private' });
+      expect(a).not.toHaveProperty('ttlMs');
       expect(a.tools).toHaveLength(OPERATIONS.length);
       expect(b.tools).toHaveLength(OPERATIONS.length);
       expect(bytes(a)).toBeLessThanOrEqual(MAX_TOOL_LIST_BYTES);

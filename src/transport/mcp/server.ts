@@ -180,6 +180,9 @@ export async function callOperation(
   }
 }
 
+/** How long a 2026-07-28 client may cache a list result of this server. */
+const LIST_CACHE = { ttlMs: 5 * 60_000, cacheScope: 'private' as const };
+
 const INSTRUCTIONS =
   'SEO content service: content jobs (research, brief, draft), Autopilot, Optimize (score a page against ranking competitors), a search and AI-answer visibility tracker, outreach lists and client workspaces. Long work is asynchronous: start it, then poll the status tool (it accepts wait_seconds). Writing tools take idempotency_key; reuse it when retrying. Big documents (reports, drafts, briefs) are resources linked from results.';
 
@@ -204,6 +207,15 @@ export function buildMcpServer(deps: McpServerDeps): Server {
         ...(legacy ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
       },
       instructions: INSTRUCTIONS,
+      // 2026-07-28 list results say how long a client may keep them: the lists change only with the key's scopes or
+      // a new release, and depend on the key (private). resources/read is live data: not cached.
+      cacheHints: {
+        'tools/list': LIST_CACHE,
+        'prompts/list': LIST_CACHE,
+        'resources/templates/list': LIST_CACHE,
+        'resources/list': LIST_CACHE,
+        'server/discover': LIST_CACHE,
+      },
     },
   );
   const served = deps.operations.filter((op) => inToolsets(op.family, deps.toolsets ?? []));
