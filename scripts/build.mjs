@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const started = performance.now();
+const started = Date.now();
 rmSync(`${root}dist`, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
@@ -23,10 +23,21 @@ await build({
   target: 'node20',
   // npm packages are bundled too (fewer modules to load is most of a fast start), except native code and those that
   // load files of their own at run time.
-  external: ['better-sqlite3', 'pino', 'thread-stream', 'wink-nlp', 'wink-eng-lite-web-model', 'tsx', 'esbuild'],
+  external: [
+    'better-sqlite3',
+    'better-sqlite3-napi',
+    'pino',
+    'thread-stream',
+    'wink-nlp',
+    'wink-eng-lite-web-model',
+    'tsx',
+    'esbuild',
+  ],
   sourcemap: 'linked',
   // Bundled CommonJS packages call require(); ES modules have none, so each chunk makes one.
-  banner: { js: "import { createRequire as __agentApiRequire } from 'node:module'; const require = __agentApiRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __agentApiRequire } from 'node:module'; const require = __agentApiRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });
-process.stderr.write(`agent-api: built dist/ in ${Math.round(performance.now() - started)} ms\n`);
+process.stderr.write(`agent-api: built dist/ in ${Math.round(Date.now() - started)} ms\n`);

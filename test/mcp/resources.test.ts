@@ -48,12 +48,13 @@ async function readText(c: Client, uri: string) {
 }
 
 describe('resource templates', () => {
-  it('lists the five document templates in both eras', async () => {
+  it('lists the five document templates and the call template in both eras', async () => {
     for (const connect of [connectHttpClient, connectModernHttpClient]) {
       const c = await connect(t.url, a.key);
       try {
         const { resourceTemplates } = await c.client.listResourceTemplates();
         expect(resourceTemplates.map((x) => x.uriTemplate).sort()).toEqual([
+          'agent-api://calls/{tool}{?arguments}',
           'agent-api://copywriter/jobs/{job_id}/brief.md',
           'agent-api://copywriter/jobs/{job_id}/draft.html',
           'agent-api://copywriter/jobs/{job_id}/draft.md',

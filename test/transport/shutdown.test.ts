@@ -204,7 +204,9 @@ describe('I. graceful stop of a real server process under load', () => {
       notSentErrors: [...new Set(after.map((r) => r.error))],
       longPollMs: lp.map((o) => Math.round(o.endAt - signalAt)),
       mcpLongPollMs: Math.round(mcpAnswer.at - signalAt),
-      mcpError: mcpAnswer.isError ? JSON.stringify(mcpAnswer.body ?? String((mcpAnswer as { err?: unknown }).err)) : null,
+      mcpError: mcpAnswer.isError
+        ? JSON.stringify(mcpAnswer.body ?? String((mcpAnswer as { err?: unknown }).err))
+        : null,
       statuses: [...new Set(sentBefore.map((o) => o.status))],
       exitCode: code,
       exitMs: Math.round(exitMs),

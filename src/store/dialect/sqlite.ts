@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import Database from '../../sqlite-driver.ts';
 import { Kysely, SqliteDialect, sql, type RawBuilder, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { DB } from '../schema.ts';
 import type { DbStats } from '../db.ts';
@@ -20,7 +21,7 @@ export interface SqliteOpenOptions {
  * Kysely prepares every statement it runs; better-sqlite3 statements are reusable, so cache them by SQL text.
  * The SQL text set is small and fixed (it comes from code, values are parameters), so the cache stays bounded.
  */
-function cachingDatabase(raw: Database.Database, stats: DbStats): SqliteDatabase {
+function cachingDatabase(raw: BetterSqlite3.Database, stats: DbStats): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
     close: () => raw.close(),
@@ -65,7 +66,7 @@ export interface PragmaReport {
 }
 
 /** The settings and integrity the server checks at start (docs/reliability.md G.73). */
-export function readPragmas(raw: Database.Database): PragmaReport {
+export function readPragmas(raw: BetterSqlite3.Database): PragmaReport {
   return {
     journal_mode: String(raw.pragma('journal_mode', { simple: true })),
     synchronous: Number(raw.pragma('synchronous', { simple: true })),
@@ -76,7 +77,7 @@ export function readPragmas(raw: Database.Database): PragmaReport {
 }
 
 /** Throws unless the database runs with the settings above and passes its integrity check. */
-export function assertHealthyDatabase(raw: Database.Database): PragmaReport {
+export function assertHealthyDatabase(raw: BetterSqlite3.Database): PragmaReport {
   const p = readPragmas(raw);
   const problems: string[] = [];
   if (p.journal_mode !== 'wal') problems.push(`journal_mode is ${p.journal_mode}, expected wal`);

@@ -10,6 +10,10 @@
  * | agent-api://copywriter/jobs/{job_id}/draft.md           | the draft with footnoted citations         |
  * | agent-api://copywriter/jobs/{job_id}/draft.html         | the same draft as an HTML page             |
  * | agent-api://copywriter/jobs/{job_id}/brief.md           | the brief: metadata, outline, FAQs, terms  |
+ * | agent-api://calls/{tool}{?arguments}                    | a read-only tool's whole answer, run again |
+ *
+ * The last one backs results cut to fit an assistant's context (fit.ts): the URI holds the call, and reading it runs
+ * that read again, so nothing is stored.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -27,6 +31,7 @@ import { briefMarkdown, optimizationReportMarkdown } from '../../engine/document
 import type { AnyOperation } from '../../tools/define.ts';
 import { invokeOperation } from '../../tools/invoke.ts';
 import type { ToolExtra } from './server.ts';
+import { callUri, parseCallUri } from './fit.ts';
 
 const SCHEME = 'agent-api://';
 
@@ -154,6 +159,18 @@ export function resourceLinksFor(body: unknown): ResourceLink[] {
   return [];
 }
 
+/** The link to a read-only tool call's whole answer. */
+export function callLink(tool: string, args: Record<string, unknown>): ResourceLink {
+  return {
+    type: 'resource_link',
+    uri: callUri(tool, args),
+    name: `${tool}-result`,
+    title: `The whole answer of ${tool}`,
+    description: 'This call answered again in full (the result above was cut to fit).',
+    mimeType: 'application/json',
+  };
+}
+
 /** A miss: -32602 with data `{uri}` (the protocol's resource-not-found, in both eras). */
 const notFound = (uri: string) => new ResourceNotFoundError(uri);
 
@@ -167,32 +184,56 @@ export function serveResources(
   },
 ): void {
   server.registerCapabilities({ resources: {} });
-  const templates: ResourceTemplateType[] = DOCUMENTS.map((d) => ({
-    uriTemplate: `${SCHEME}${d.path}`,
-    name: d.name,
-    title: d.title,
-    description: d.description,
-    mimeType: d.mimeType,
-  }));
+  const templates: ResourceTemplateType[] = [
+    ...DOCUMENTS.map((d) => ({
+      uriTemplate: `${SCHEME}${d.path}`,
+      name: d.name,
+      title: d.title,
+      description: d.description,
+      mimeType: d.mimeType,
+    })),
+    {
+      uriTemplate: `${SCHEME}calls/{tool}{?arguments}`,
+      name: 'tool-call',
+      title: 'A read-only tool call, answered in full',
+      description: 'arguments: the call arguments as JSON. Linked from results that were cut to fit.',
+      mimeType: 'application/json',
+    },
+  ];
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: templates }));
   server.setRequestHandler('resources/list', () => ({ resources: [] }));
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const uri = request.params.uri;
+    const call = parseCallUri(uri);
+    if (call) return readCall(uri, call.tool, call.args, ctx);
     const parsed = parseUri(uri);
     const op = parsed ? deps.operations.find((o) => o.name === parsed.doc.operation) : undefined;
     if (!parsed || !op) throw notFound(uri);
+    const body = await run(uri, op, parsed.doc.input(parsed.id), ctx);
+    return { contents: [{ uri, mimeType: parsed.doc.mimeType, text: parsed.doc.text(body, op) }] };
+  });
+
+  /** A read-only operation run again with the URI's arguments; any other tool is not a resource. */
+  async function readCall(uri: string, tool: string, args: Record<string, unknown>, ctx: ToolExtra) {
+    const op = deps.operations.find((o) => o.name === tool && o.annotations.readOnlyHint);
+    if (!op) throw notFound(uri);
+    const body = await run(uri, op, args, ctx);
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(body) }] };
+  }
+
+  /** Runs the operation behind a resource as the caller, with the tools' checks; a 404 is a resource miss. */
+  async function run(uri: string, op: AnyOperation, input: Record<string, unknown>, ctx: ToolExtra) {
     const principal = await deps.resolvePrincipal(ctx);
     const engine = await deps.engine;
-    let body: Record<string, unknown>;
     try {
       const result = await invokeOperation(engine, op, {
         principal,
-        input: parsed.doc.input(parsed.id),
+        input,
         idempotencyKeys: null,
         requestId: randomUUID(),
         signal: ctx.mcpReq.signal,
       });
-      body = result.body as Record<string, unknown>;
+      return result.body as Record<string, unknown>;
     } catch (err) {
       const e = toApiError(err);
       if (!(err instanceof ApiError)) engine.logger.error({ err, uri }, 'resources/read failed');
@@ -200,6 +241,5 @@ export function serveResources(
       if (e.code === 'not_found' || e.code === 'invalid_input' || e.code === 'validation_error') throw notFound(uri);
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, e.message, e.toBody());
     }
-    return { contents: [{ uri, mimeType: parsed.doc.mimeType, text: parsed.doc.text(body, op) }] };
-  });
+  }
 }

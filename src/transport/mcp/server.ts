@@ -19,7 +19,8 @@ import { iso } from '../../clock.ts';
 import { createTaskProtocol } from './tasks.ts';
 import { compactInputSchema, compactOutputSchema } from './compact-schema.ts';
 import { inToolsets, type Toolset } from '../../tools/toolsets.ts';
-import { resourceLinksFor, serveResources } from './resources.ts';
+import { callLink, resourceLinksFor, serveResources } from './resources.ts';
+import { describeCuts, fitToBudget } from './fit.ts';
 import { summarize } from './summary.ts';
 import { servePrompts } from './prompts.ts';
 
@@ -150,23 +151,30 @@ export async function callOperation(
       progress: progressReporter(ctx),
     });
     // A rendered document (define.ts `render`) is the text content; the JSON body stays the structured content.
-    // Otherwise the text is a summary (summary.ts), and big documents are linked as resources (resources.ts).
+    // Otherwise the text is a summary (summary.ts), and big documents are linked as resources (resources.ts). A body
+    // too big for an assistant is cut to fit, and a read's full answer is linked (fit.ts).
     const document = op.render?.document(result.body) ?? null;
-    const links = document ? [] : resourceLinksFor(result.body);
+    const { body, cuts } = fitToBudget(result.body);
+    const links = document ? [] : resourceLinksFor(body);
+    if (cuts.length && op.annotations.readOnlyHint) links.push(callLink(op.name, input));
     const text = document
       ? document.text
       : deps.textMode === 'json'
-        ? JSON.stringify(result.body)
+        ? JSON.stringify(body)
         : summarize(
             op.title,
-            result.body,
+            body,
             links.map((l) => l.uri),
           );
-    return {
-      structuredContent: result.body as Record<string, unknown>,
-      content: [{ type: 'text', text }, ...links],
+    const meta = {
       // REST says Idempotent-Replayed: true; MCP results say it in _meta.
-      ...(result.replayed ? { _meta: { idempotent_replayed: true } } : {}),
+      ...(result.replayed ? { idempotent_replayed: true } : {}),
+      ...(cuts.length ? { truncated: cuts } : {}),
+    };
+    return {
+      structuredContent: body as Record<string, unknown>,
+      content: [{ type: 'text', text: cuts.length ? `${text}\n${describeCuts(cuts)}` : text }, ...links],
+      ...(Object.keys(meta).length ? { _meta: meta } : {}),
     };
   } catch (err) {
     const apiErr = toApiError(err);

@@ -9,7 +9,7 @@
  * files in path order, records in file order), as the in-memory table did.
  */
 import { open } from 'node:fs/promises';
-import Database from 'better-sqlite3';
+import Database from '../../../sqlite-driver.ts';
 import { HTML_MIMES } from './body.ts';
 import type { ArchivedRecord } from './record.ts';
 import { normalizeArchiveUrl } from './url.ts';

@@ -14,7 +14,7 @@
  * columns, so a third column of weight 0 holding P filler tokens in every row turns its normalisation
  * 0.25 + 0.75 (L + P) / (avg + P) into 0.5 + 0.5 L / avg when P = avg / 2: b = 0.5, exactly.
  */
-import Database from 'better-sqlite3';
+import Database from '../../../sqlite-driver.ts';
 import type { Statement } from 'better-sqlite3';
 import { decodeText } from './body.ts';
 import { fallbackExtractText } from './fallback-extract.ts';
