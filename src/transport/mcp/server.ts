@@ -80,14 +80,11 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
 }
 
 /**
- * A tool's output schema: the compact shape of its body, open enough that the error body of a failed call (its
+ * A tool's output schema: the names of its body's fields, open enough that the error body of a failed call (its
  * structured content, as REST answers it) validates too: 2025-era clients check structured content against it.
  */
 function outputSchemaOf(op: AnyOperation): Tool['outputSchema'] {
-  const schema = compactOutputSchema(jsonSchema(op.output, 'output')) as { properties?: Record<string, unknown> };
-  // A body with its own `error` field (a run's error message) must still admit the error body's `error` object.
-  if (schema.properties?.error) schema.properties.error = {};
-  return { type: 'object', ...schema } as Tool['outputSchema'];
+  return compactOutputSchema(jsonSchema(op.output, 'output')) as Tool['outputSchema'];
 }
 
 /** The tool list: compact input and output schemas from the operations (compact-schema.ts). */
