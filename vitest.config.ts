@@ -6,6 +6,9 @@ import { defineConfig } from 'vitest/config';
  */
 const ALONE = ['test/transport/shutdown.test.ts'];
 
+/** Suites that drive a real browser (Debian's chromium): their own group, one file at a time, after the main one. */
+const BROWSER = ['test/ui/**/*.test.ts'];
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -20,14 +23,18 @@ export default defineConfig({
         test: {
           name: 'main',
           include: ['test/**/*.test.ts'],
-          exclude: ALONE,
+          exclude: [...ALONE, ...BROWSER],
           fileParallelism: true,
           sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
-        test: { name: 'alone', include: ALONE, fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: { name: 'browser', include: BROWSER, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+      {
+        extends: true,
+        test: { name: 'alone', include: ALONE, fileParallelism: false, sequence: { groupOrder: 2 } },
       },
     ],
   },

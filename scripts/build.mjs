@@ -6,7 +6,7 @@
  * than every source file, and the TypeScript sources through tsx otherwise (a checkout being edited).
  */
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -40,4 +40,44 @@ await build({
   },
   logLevel: 'warning',
 });
-process.stderr.write(`agent-api: built dist/ in ${Math.round(Date.now() - started)} ms\n`);
+await buildViews();
+process.stderr.write(`agent-api: built dist/ in ${Date.now() - started} ms\n`);
+
+/**
+ * The MCP Apps views (src/ui/apps): each one HTML file with its script and styles inline (a host renders it in a
+ * sandboxed iframe with no network), in dist/apps/<name>.html, served as `ui://agent-api/<name>` resources.
+ */
+async function buildViews() {
+  const VIEWS = [
+    { name: 'optimize-report', module: './optimize-report.ts', render: 'renderReport', title: 'Optimize report' },
+    { name: 'trend-chart', module: './trend-chart.ts', render: 'renderTrends', title: 'Visibility trend' },
+    { name: 'draft', module: './draft.ts', render: 'renderDraft', title: 'Draft' },
+  ];
+  const css = [
+    readFileSync(`${root}src/ui/apps/view.css`, 'utf8'),
+    readFileSync(`${root}node_modules/uplot/dist/uPlot.min.css`, 'utf8'),
+  ].join('\n');
+  mkdirSync(`${root}dist/apps`, { recursive: true });
+  for (const view of VIEWS) {
+    const out = await build({
+      absWorkingDir: root,
+      stdin: {
+        contents: `import { ${view.render} } from '${view.module}';\nimport { mountView } from './view.ts';\nmountView(${JSON.stringify(view.title)}, ${view.render});\n`,
+        resolveDir: `${root}src/ui/apps`,
+        sourcefile: `${view.name}.entry.ts`,
+        loader: 'ts',
+      },
+      bundle: true,
+      minify: true,
+      format: 'iife',
+      platform: 'browser',
+      target: 'es2022',
+      write: false,
+      logLevel: 'warning',
+    });
+    // A script's text may not contain "</script": escape it so the inline script cannot end early.
+    const js = out.outputFiles[0].text.replace(/<\/(script)/gi, '<\\/$1');
+    const html = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${view.title}</title><style>${css}</style></head><body><main id="root"><p>Loading…</p></main><script>${js}</script></body></html>\n`;
+    writeFileSync(`${root}dist/apps/${view.name}.html`, html);
+  }
+}

@@ -5,6 +5,9 @@ import { TOOLSET_NAMES } from './tools/toolsets.ts';
 /** The sample web archive shipped in the repository: the offline web when AGENT_API_WEB_ARCHIVE is unset. */
 export const SAMPLE_ARCHIVE_PATH = fileURLToPath(new URL('../web-archive/', import.meta.url));
 
+/** The MCP Apps views the build makes (scripts/build.mjs): one HTML file each. */
+export const APPS_PATH = fileURLToPath(new URL('../dist/apps/', import.meta.url));
+
 const bool = z
   .enum(['0', '1', 'true', 'false', ''])
   .optional()

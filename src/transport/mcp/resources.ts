@@ -32,6 +32,7 @@ import type { AnyOperation } from '../../tools/define.ts';
 import { invokeOperation } from '../../tools/invoke.ts';
 import type { ToolExtra } from './server.ts';
 import { callUri, parseCallUri } from './fit.ts';
+import { appResources, readApp } from './apps.ts';
 
 const SCHEME = 'agent-api://';
 
@@ -201,9 +202,11 @@ export function serveResources(
     },
   ];
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: templates }));
-  server.setRequestHandler('resources/list', () => ({ resources: [] }));
+  server.setRequestHandler('resources/list', () => ({ resources: appResources() }));
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const uri = request.params.uri;
+    const app = await readApp(uri);
+    if (app) return app;
     const call = parseCallUri(uri);
     if (call) return readCall(uri, call.tool, call.args, ctx);
     const parsed = parseUri(uri);

@@ -21,6 +21,7 @@ import { compactInputSchema, compactOutputSchema } from './compact-schema.ts';
 import { inToolsets, type Toolset } from '../../tools/toolsets.ts';
 import { callLink, resourceLinksFor, serveResources } from './resources.ts';
 import { describeCuts, fitToBudget } from './fit.ts';
+import { appMetaFor } from './apps.ts';
 import { summarize } from './summary.ts';
 import { servePrompts } from './prompts.ts';
 
@@ -101,6 +102,7 @@ export function toolDefinitions(operations: readonly AnyOperation[], era: Era): 
     outputSchema: outputSchemaOf(op),
     annotations: op.annotations,
     ...(op.task && era === 'legacy' ? { execution: { taskSupport: 'optional' as const } } : {}),
+    ...(appMetaFor(op.name) ? { _meta: appMetaFor(op.name) } : {}),
   }));
   // JSON Schema generation is the costly part of opening a session; every session of a process lists the same tools.
   definitionCache.set(operations, { ...definitionCache.get(operations)!, [era]: tools });
