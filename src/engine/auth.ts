@@ -32,7 +32,12 @@ export function bearerToken(header: string | null | undefined): string | null {
  */
 export async function authenticate(db: Db, clock: Clock, token: string | null): Promise<Principal> {
   if (!token || !isWellFormedApiKey(token)) throw unauthorized();
-  const row = await findKeyByHash(db, hashApiKey(token));
+  return principalOfKeyHash(db, clock, hashApiKey(token));
+}
+
+/** The principal of the key with this hash, or 401 when there is none or it is revoked or expired (read fresh). */
+export async function principalOfKeyHash(db: Db, clock: Clock, keyHash: string): Promise<Principal> {
+  const row = await findKeyByHash(db, keyHash);
   const now = clock.now();
   if (!row || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) throw unauthorized();
   return {

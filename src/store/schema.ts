@@ -358,10 +358,21 @@ export interface UsageHourlyTable {
   reserved: number;
 }
 
+/** A web console session (docs/console.md): only hashes are stored. */
+export interface ConsoleSessionsTable {
+  /** SHA-256 of the session id the cookie carries, hex. */
+  id_hash: string;
+  /** The signed-in key's hash (api_keys.key_hash): the key's revocation and expiry end the session. */
+  key_hash: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface DB {
   organisations: OrganisationsTable;
   clients: ClientsTable;
   api_keys: ApiKeysTable;
+  console_sessions: ConsoleSessionsTable;
   idempotency_keys: IdempotencyKeysTable;
   usage_ledger: UsageLedgerTable;
   runs: RunsTable;

@@ -12,6 +12,7 @@ import * as m0009 from './0009-content-score.ts';
 import * as m0010 from './0010-task-scopes.ts';
 import * as m0011 from './0011-optimization-model.ts';
 import * as m0012 from './0012-content-error-code.ts';
+import * as m0013 from './0013-console-sessions.ts';
 
 /** The static, ordered list of frozen migrations. Names sort in the order they must run. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -27,6 +28,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0010-task-scopes': m0010,
   '0011-optimization-model': m0011,
   '0012-content-error-code': m0012,
+  '0013-console-sessions': m0013,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -7,6 +7,7 @@ import { buildOpenApi } from '../openapi.ts';
 import { originGuard, requestIdMiddleware, type HttpEnv, type OriginPolicy } from './guards.ts';
 import { bodyLimitMiddleware } from './limits.ts';
 import { mountMcpHttp, type McpHttpLimits } from './mcp-http.ts';
+import { mountConsole } from './console/routes.ts';
 import type { Toolset } from '../../tools/toolsets.ts';
 import { errorResponse } from './respond.ts';
 import { mountRest } from './rest.ts';
@@ -76,6 +77,7 @@ export function createHttpApp(deps: HttpAppDeps) {
   app.get('/openapi.json', (c) => c.json(openapi));
 
   mountRest(app, engine, deps.operations, failedAuth);
+  mountConsole(app, { engine, operations: deps.operations, failedAuth });
   const mcp = mountMcpHttp(app, { ...deps, failedAuth, limits: deps.mcpLimits });
 
   app.notFound((c) => errorResponse(c, new ApiError('not_found', 'No such route.')));
