@@ -84,7 +84,9 @@ export async function serveUntilSignal(
     throw err;
   }
   await app.startBackground();
-  io.err(`agent-api ${VERSION} serving REST at ${url}/api/agent/v1, MCP at ${url}/mcp, health at ${url}/healthz, web console at ${url}/`);
+  io.err(
+    `agent-api ${VERSION} serving REST at ${url}/api/agent/v1, MCP at ${url}/mcp, health at ${url}/healthz, web console at ${url}/`,
+  );
   const signal = await signalled;
   app.engine.logger.info({ signal }, 'shutting down');
   await app.close(app.config.AGENT_API_SHUTDOWN_GRACE_MS);
