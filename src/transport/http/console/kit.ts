@@ -1,0 +1,104 @@
+/**
+ * What every console page uses (docs/console.md): the signed-in session of a request, running an operation as the
+ * session's key (scopes, rate limit, organisation and idempotency as REST), and rendering a page with its CSRF token.
+ * Pages are small modules (pages/*.ts) that register their routes with a kit; none touches the engine directly.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { html } from 'hono/html';
+import { ApiError, toApiError } from '../../../errors.ts';
+import type { Principal } from '../../../engine/auth.ts';
+import { consolePrincipal, csrfToken, validCsrf } from '../../../engine/console-sessions.ts';
+import type { Engine } from '../../../engine/engine.ts';
+import type { AnyOperation } from '../../../tools/define.ts';
+import { invokeOperation, takeRateLimit } from '../../../tools/invoke.ts';
+import type { HttpEnv } from '../guards.ts';
+import { page, type Html } from './layout.ts';
+
+export const SESSION_COOKIE = 'agent_api_session';
+
+export interface ConsoleSession {
+  id: string;
+  principal: Principal;
+  /** The CSRF token every form of the page carries (a hidden `csrf` field). */
+  csrf: string;
+}
+
+export type Status = 200 | 400 | 401 | 403 | 404 | 409 | 429;
+
+export function createKit(deps: { engine: Engine; operations: readonly AnyOperation[] }) {
+  const { engine } = deps;
+  const byName = new Map(deps.operations.map((o) => [o.name, o]));
+
+  /** The signed-in session of a request, or null (no cookie, ended, expired, or its key revoked). */
+  async function session(c: Context<HttpEnv>): Promise<ConsoleSession | null> {
+    const id = getCookie(c, SESSION_COOKIE);
+    try {
+      const principal = await consolePrincipal(engine.db, engine.clock, id);
+      return { id: id!, principal, csrf: csrfToken(id!) };
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'unauthorized') return null;
+      throw err;
+    }
+  }
+
+  /**
+   * Runs one operation as the session's key, with the rate limit and every check REST applies. Writing operations
+   * get a fresh idempotency key per action unless the form sent one (a double submit then does the work once).
+   */
+  async function run(s: ConsoleSession, name: string, input: Record<string, unknown>, idempotencyKey?: string) {
+    const op = byName.get(name);
+    if (!op) throw new Error(`no operation ${name}`);
+    takeRateLimit(engine.services, s.principal);
+    const key = op.idempotency === 'none' ? null : (idempotencyKey ?? randomUUID());
+    const result = await invokeOperation(engine, op, {
+      principal: s.principal,
+      input,
+      idempotencyKeys: key ? [key] : null,
+      requestId: randomUUID(),
+    });
+    return result.body as Record<string, unknown>;
+  }
+
+  const render = (c: Context<HttpEnv>, title: string, content: Html, s: ConsoleSession | null, status: Status = 200) =>
+    c.html(page(title, content, s) as Parameters<typeof c.html>[0], status);
+
+  /** A page saying what went wrong (an API error's code and message), with the matching status. */
+  function failure(c: Context<HttpEnv>, err: unknown, s: ConsoleSession | null) {
+    const e = toApiError(err);
+    if (!(err instanceof ApiError)) engine.logger.error({ err }, 'console page failed');
+    const status: Status =
+      e.code === 'not_found'
+        ? 404
+        : e.code === 'forbidden'
+          ? 403
+          : e.code === 'invalid_state'
+            ? 409
+            : e.code === 'rate_limit_exceeded'
+              ? 429
+              : 400;
+    return render(
+      c,
+      'Not done',
+      html`<h1>Not done</h1>
+        <p class="error" role="alert">${e.code}: ${e.message}</p>`,
+      s,
+      status,
+    );
+  }
+
+  /** The form fields of a POST, after checking its CSRF token (null when the token is wrong: answer 403). */
+  async function form(c: Context<HttpEnv>, s: ConsoleSession): Promise<Record<string, string> | null> {
+    const body = await c.req.parseBody();
+    if (!validCsrf(s.id, body.csrf)) return null;
+    return Object.fromEntries(Object.entries(body).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  }
+
+  const refused = (c: Context<HttpEnv>, s: ConsoleSession) =>
+    render(c, 'Refused', html`<p class="error" role="alert">The form is stale; reload the page.</p>`, s, 403);
+
+  return { session, run, render, failure, form, refused, engine };
+}
+
+export type ConsoleKit = ReturnType<typeof createKit>;
