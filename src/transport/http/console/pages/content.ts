@@ -1,0 +1,546 @@
+/**
+ * The content pages: content jobs and Autopilot runs (filters and paging from the query string); one job with its
+ * status and stage (a working one refreshes itself every 5 s, with no script); at brief_ready its brief and two
+ * approve forms (edit the brief, or approve with your own draft); once completed its draft with its citations, the
+ * review figures, the score and the export links. Topics, briefs, drafts and sources are hostile: every value goes
+ * through `hono/html`, and the draft itself is embedded only as the body of the HTML document get_content_artifacts
+ * renders with the escaping draft renderer (raw HTML as text, safe links only, no images).
+ */
+import type { Context, Hono } from 'hono';
+import { html, raw } from 'hono/html';
+import { JOB_STATUSES } from '../../../../tools/content/list-content-jobs.ts';
+import { LIST_KINDS } from '../../../../tools/content/schemas.ts';
+import type { HttpEnv } from '../../guards.ts';
+import type { ConsoleKit, ConsoleSession } from '../kit.ts';
+import type { Html } from '../layout.ts';
+
+interface Progress {
+  stage: string;
+  percent: number;
+}
+
+interface JobRow {
+  job_id: string;
+  kind: string;
+  client_id: string;
+  mode: string | null;
+  status: string;
+  progress: Progress;
+  topic: string;
+  error: string | null;
+  created_at: string;
+}
+
+interface JobDetail extends JobRow {
+  intent: string;
+  language: string;
+  location: string;
+  tone: string;
+  custom_instructions: string | null;
+  word_count_target: number;
+  page_contract: string | null;
+  has_draft_body: boolean;
+  error_code: string | null;
+  completed_at: string | null;
+}
+
+interface AutopilotStatus {
+  stage: string;
+  optimize_passes: number;
+  optimize_pass_cap: number;
+  charged: boolean;
+  released: boolean;
+}
+
+interface OutlineSection {
+  heading: string;
+  level?: number;
+  points?: string[];
+}
+
+interface Faq {
+  question: string;
+  answer: string | null;
+}
+
+interface Review {
+  word_count?: number;
+  word_count_target?: number;
+  within_tolerance?: boolean;
+  score_before?: number | null;
+  score_after?: number | null;
+  optimize_passes?: number;
+  stop_reason?: string;
+  claims_checked?: number;
+  claims_supported?: number;
+  claims_single_source?: number;
+  claims_removed?: number;
+  claims_flagged?: number;
+  flagged_claims?: string[];
+}
+
+interface Score {
+  rankabilityScore?: number;
+  categoryScores?: Record<string, number>;
+  recommendations?: { label?: string; points: number; recommendation: string }[];
+}
+
+interface Artifacts {
+  writer: string | null;
+  notice: string | null;
+  outline?: OutlineSection[] | null;
+  seo_metadata?: { title?: string; metaDescription?: string; slug?: string } | null;
+  faqs?: Faq[] | null;
+  review?: Review | null;
+  score?: Score | null;
+}
+
+/** The statuses in which the pipeline is still moving the job (its page refreshes itself). */
+const WORKING = new Set(['queued', 'researching', 'generating_draft']);
+
+const EXPORTS = {
+  md: { format: 'markdown', type: 'text/markdown; charset=utf-8' },
+  html: { format: 'html', type: 'text/html; charset=utf-8' },
+} as const;
+
+/** The lines of a textarea: browsers send CRLF, which nobody typed. */
+const lf = (text: string) => text.replace(/\r\n?/g, '\n');
+
+/** The list's query parameters the operation takes, when given. */
+function listInput(query: Record<string, string>): Record<string, string> {
+  const input: Record<string, string> = {};
+  for (const name of ['kind', 'status', 'client_id', 'limit', 'offset']) {
+    const value = query[name]?.trim();
+    if (value) input[name] = value;
+  }
+  return input;
+}
+
+const jobHref = (id: string) => `/console/jobs/${id}`;
+
+const options = (values: readonly string[], selected: string | undefined) =>
+  values.map((v) => html`<option value="${v}" ${v === selected ? 'selected' : ''}>${v}</option>`);
+
+/** The brief's headings, one a line, as the edit form shows them. */
+const headingLines = (outline: readonly OutlineSection[]) => outline.map((o) => o.heading).join('\n');
+
+/**
+ * approve_content_brief's input from the edit form: each part only when the user changed it from the brief as
+ * stored. Headings become the outline (an unchanged heading keeps its level and points; a new one is an H2).
+ */
+function briefEdits(form: Record<string, string>, job: JobDetail, brief: Artifacts): Record<string, unknown> {
+  const edits: Record<string, unknown> = {};
+  const outline = brief.outline ?? [];
+  const lines = lf(form.headings ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  if (form.headings !== undefined && lines.join('\n') !== headingLines(outline)) {
+    const byHeading = new Map(outline.map((o) => [o.heading, o]));
+    edits.outline = lines.map((heading, i) => {
+      const was = byHeading.get(heading);
+      if (!was) return { heading };
+      return { heading, level: i === 0 ? 2 : (was.level ?? 2), points: was.points ?? [] };
+    });
+  }
+  const seo: Record<string, string> = {};
+  const title = form.seo_title?.trim();
+  if (title && title !== (brief.seo_metadata?.title ?? '')) seo.title = title;
+  const description = form.meta_description?.trim();
+  if (description && description !== (brief.seo_metadata?.metaDescription ?? '')) seo.meta_description = description;
+  if (Object.keys(seo).length > 0) edits.seo_metadata = seo;
+  if (form.custom_instructions !== undefined) {
+    const instructions = lf(form.custom_instructions).trim();
+    if (instructions !== (job.custom_instructions ?? '')) edits.custom_instructions = instructions;
+  }
+  return edits;
+}
+
+/** The content of the `<body>` of a document from the draft renderer (its only `<body>`: drafts are escaped). */
+function documentBody(doc: string): string {
+  return /<body>([\s\S]*)<\/body>/.exec(doc)?.[1] ?? '';
+}
+
+function briefSection(brief: Artifacts): Html {
+  const outline = brief.outline ?? [];
+  const seo = brief.seo_metadata ?? {};
+  const faqs = brief.faqs ?? [];
+  return html`<section aria-labelledby="brief">
+    <h2 id="brief">Brief</h2>
+    <h3>Outline</h3>
+    <ol>
+      ${outline.map(
+        (o) =>
+          html`<li>
+            ${o.level === 3 ? html`<span class="muted">H3</span> ` : ''}<strong>${o.heading}</strong>
+            ${
+              (o.points ?? []).length > 0
+                ? html`<ul>
+                    ${(o.points ?? []).map((p) => html`<li>${p}</li>`)}
+                  </ul>`
+                : ''
+            }
+          </li>`,
+      )}
+    </ol>
+    <h3>SEO metadata</h3>
+    <table>
+      <tbody>
+        <tr>
+          <th scope="row">Title</th>
+          <td>${seo.title ?? '–'}</td>
+        </tr>
+        <tr>
+          <th scope="row">Meta description</th>
+          <td>${seo.metaDescription ?? '–'}</td>
+        </tr>
+        <tr>
+          <th scope="row">Slug</th>
+          <td>${seo.slug ?? '–'}</td>
+        </tr>
+      </tbody>
+    </table>
+    <h3>FAQs</h3>
+    ${
+      faqs.length === 0
+        ? html`<p class="muted">None.</p>`
+        : html`<dl>
+            ${faqs.map(
+              (f) =>
+                html`<dt>${f.question}</dt>
+                  <dd>${f.answer ?? '–'}</dd>`,
+            )}
+          </dl>`
+    }
+  </section>`;
+}
+
+function approveForms(job: JobDetail, brief: Artifacts, s: ConsoleSession): Html {
+  const action = `${jobHref(job.job_id)}/approve`;
+  const seo = brief.seo_metadata ?? {};
+  return html`<section aria-labelledby="approve">
+    <h2 id="approve">Approve</h2>
+    <form method="post" action="${action}">
+      <input type="hidden" name="csrf" value="${s.csrf}" />
+      <label for="headings">Headings, one a line (the draft follows them in order)</label>
+      <textarea id="headings" name="headings" rows="10" cols="80">${headingLines(brief.outline ?? [])}</textarea>
+      <label for="seo_title">SEO title</label>
+      <input id="seo_title" name="seo_title" type="text" maxlength="120" value="${seo.title ?? ''}" />
+      <label for="meta_description">Meta description</label>
+      <input
+        id="meta_description"
+        name="meta_description"
+        type="text"
+        maxlength="320"
+        value="${seo.metaDescription ?? ''}"
+      />
+      <label for="custom_instructions">Custom instructions</label>
+      <textarea id="custom_instructions" name="custom_instructions" rows="4" cols="80">
+${job.custom_instructions ?? ''}</textarea>
+      <button type="submit">Approve the brief</button>
+    </form>
+    <h3>Approve with my own draft</h3>
+    <p class="muted">
+      Markdown. No writer runs: your draft is scored against the job's research and its claims are fact-checked.
+    </p>
+    <form method="post" action="${action}">
+      <input type="hidden" name="csrf" value="${s.csrf}" />
+      <label for="draft_body">Draft</label>
+      <textarea id="draft_body" name="draft_body" rows="16" cols="80" required></textarea>
+      <button type="submit">Approve with my draft</button>
+    </form>
+  </section>`;
+}
+
+function reviewSection(review: Review | null | undefined, score: Score | null | undefined): Html {
+  const figures: [string, unknown][] = review
+    ? [
+        ['Claims checked', review.claims_checked],
+        ['Claims supported', review.claims_supported],
+        ['Single source', review.claims_single_source],
+        ['Removed', review.claims_removed],
+        ['Flagged', review.claims_flagged],
+        ['Words', review.word_count === undefined ? undefined : `${review.word_count} of ${review.word_count_target}`],
+        ['Score before optimizing', review.score_before],
+        ['Score after optimizing', review.score_after],
+        ['Optimize passes', review.optimize_passes],
+        ['Stopped because', review.stop_reason],
+      ]
+    : [];
+  const shown = figures.filter(([, v]) => v !== undefined && v !== null);
+  const flagged = review?.flagged_claims ?? [];
+  const recommendations = (score?.recommendations ?? []).slice(0, 10);
+  return html`<section aria-labelledby="review">
+    <h2 id="review">Review</h2>
+    ${
+      typeof score?.rankabilityScore === 'number'
+        ? html`<p>Rankability score <strong>${score.rankabilityScore}</strong></p>`
+        : ''
+    }
+    ${
+      shown.length > 0
+        ? html`<table>
+            <tbody>
+              ${shown.map(
+                ([k, v]) =>
+                  html`<tr>
+                    <th scope="row">${k}</th>
+                    <td>${String(v)}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+        : html`<p class="muted">No fact-check review for this job.</p>`
+    }
+    ${
+      flagged.length > 0
+        ? html`<h3>Flagged claims (no source supports them)</h3>
+            <ul>
+              ${flagged.map((f) => html`<li>${f}</li>`)}
+            </ul>`
+        : ''
+    }
+    ${
+      recommendations.length > 0
+        ? html`<h3>Recommendations</h3>
+            <ol>
+              ${recommendations.map((r) => html`<li>${r.recommendation} <span class="muted">+${r.points}</span></li>`)}
+            </ol>`
+        : ''
+    }
+  </section>`;
+}
+
+export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
+  app.get('/console/jobs', async (c) => {
+    const s = await kit.session(c);
+    if (!s) return c.redirect('/console/sign-in', 303);
+    const query = c.req.query();
+    const input = listInput(query);
+    let list: { data: JobRow[]; pagination: { limit: number; offset: number; total: number; has_more: boolean } };
+    try {
+      list = (await kit.run(s, 'list_content_jobs', input)) as typeof list;
+    } catch (err) {
+      return kit.failure(c, err, s);
+    }
+    const { limit, offset, total, has_more } = list.pagination;
+    const pageHref = (at: number) =>
+      `/console/jobs?${new URLSearchParams({ ...input, offset: String(Math.max(0, at)) }).toString()}`;
+    const rows = list.data.map(
+      (j) =>
+        html`<tr>
+          <td><a href="${jobHref(j.job_id)}">${j.topic}</a></td>
+          <td>${j.kind}</td>
+          <td>${j.status}</td>
+          <td>${j.progress.stage} <span class="muted">${j.progress.percent}%</span></td>
+          <td>${j.created_at}</td>
+        </tr>`,
+    );
+    return kit.render(
+      c,
+      'Content',
+      html`<h1>Content</h1>
+        <form method="get" action="/console/jobs">
+          <label for="kind">Kind</label>
+          <select id="kind" name="kind">
+            <option value="">any</option>
+            ${options(LIST_KINDS, input.kind)}
+          </select>
+          <label for="status">Status</label>
+          <select id="status" name="status">
+            <option value="">any</option>
+            ${options(JOB_STATUSES, input.status)}
+          </select>
+          <label for="client_id">Client id</label>
+          <input id="client_id" name="client_id" type="text" value="${input.client_id ?? ''}" />
+          <button type="submit">Filter</button>
+        </form>
+        ${
+          list.data.length === 0
+            ? html`<p class="muted">No content jobs or Autopilot runs.</p>`
+            : html`<table>
+                <caption class="muted">
+                  ${offset + 1}–${offset + list.data.length} of ${total}, newest first
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">topic</th>
+                    <th scope="col">kind</th>
+                    <th scope="col">status</th>
+                    <th scope="col">stage</th>
+                    <th scope="col">created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows}
+                </tbody>
+              </table>`
+        }
+        <nav aria-label="Pages">
+          ${offset > 0 ? html`<a href="${pageHref(offset - limit)}">Previous</a>` : ''}
+          ${has_more ? html`<a href="${pageHref(offset + limit)}">Next</a>` : ''}
+        </nav>`,
+      s,
+    );
+  });
+
+  app.get('/console/jobs/:id', async (c) => {
+    const s = await kit.session(c);
+    if (!s) return c.redirect('/console/sign-in', 303);
+    const id = c.req.param('id');
+    try {
+      const job = (await kit.run(s, 'get_content_job', { job_id: id })) as unknown as JobDetail;
+      const autopilot =
+        job.kind === 'autopilot'
+          ? ((await kit.run(s, 'get_autopilot_status', { job_id: id })) as unknown as AutopilotStatus)
+          : null;
+      let body: Html | string = '';
+      if (job.status === 'brief_ready') {
+        const brief = (await kit.run(s, 'get_content_artifacts', {
+          job_id: id,
+          include: ['outline', 'seo_metadata', 'faqs'],
+        })) as unknown as Artifacts;
+        body = html`${briefSection(brief)} ${job.kind === 'job' ? approveForms(job, brief, s) : ''}`;
+      } else if (job.status === 'completed') {
+        body = await completed(s, job);
+      }
+      return kit.render(
+        c,
+        job.topic,
+        html`${WORKING.has(job.status) ? html`<meta http-equiv="refresh" content="5" />` : ''}
+          <p><a href="/console/jobs">Content</a></p>
+          <h1>${job.topic}</h1>
+          <table>
+            <tbody>
+              <tr>
+                <th scope="row">Status</th>
+                <td>
+                  <strong>${job.status}</strong>
+                  ${WORKING.has(job.status) ? html`<span class="muted">(this page refreshes every 5 s)</span>` : ''}
+                </td>
+              </tr>
+              <tr>
+                <th scope="row">Stage</th>
+                <td>
+                  ${job.progress.stage}
+                  <meter min="0" max="100" value="${job.progress.percent}">${job.progress.percent}%</meter>
+                  ${job.progress.percent}%
+                </td>
+              </tr>
+              <tr>
+                <th scope="row">Kind</th>
+                <td>${job.kind === 'autopilot' ? 'Autopilot run' : `content job (${job.mode ?? '–'})`}</td>
+              </tr>
+              <tr>
+                <th scope="row">Page</th>
+                <td>${job.page_contract ?? '–'}, ${job.word_count_target} words, ${job.intent}, ${job.tone}</td>
+              </tr>
+              <tr>
+                <th scope="row">Market</th>
+                <td>${job.location}, ${job.language}</td>
+              </tr>
+              <tr>
+                <th scope="row">Client</th>
+                <td>${job.client_id}</td>
+              </tr>
+              <tr>
+                <th scope="row">Created</th>
+                <td>${job.created_at}</td>
+              </tr>
+              ${
+                autopilot
+                  ? html`<tr>
+                        <th scope="row">Autopilot</th>
+                        <td>
+                          ${autopilot.stage}, optimize passes ${autopilot.optimize_passes} of
+                          ${autopilot.optimize_pass_cap}
+                        </td>
+                      </tr>
+                      <tr>
+                        <th scope="row">Billing</th>
+                        <td>${autopilot.charged ? 'charged' : autopilot.released ? 'released' : 'reserved'}</td>
+                      </tr>`
+                  : ''
+              }
+            </tbody>
+          </table>
+          ${
+            job.error
+              ? html`<p class="error" role="alert">${job.error_code ? html`${job.error_code}: ` : ''}${job.error}</p>`
+              : ''
+          }
+          ${body}`,
+        s,
+      );
+    } catch (err) {
+      return kit.failure(c, err, s);
+    }
+  });
+
+  /** A completed job: export links, the review figures and score, and the draft with its citations as footnotes. */
+  async function completed(s: ConsoleSession, job: JobDetail): Promise<Html> {
+    const parts = (await kit.run(s, 'get_content_artifacts', {
+      job_id: job.job_id,
+      include: ['review', 'score'],
+    })) as unknown as Artifacts;
+    const doc = (await kit.run(s, 'get_content_artifacts', { job_id: job.job_id, format: 'html' })) as {
+      content: string;
+    };
+    return html`<p>
+        Export: <a href="${jobHref(job.job_id)}/export.md">Markdown</a> ·
+        <a href="${jobHref(job.job_id)}/export.html">HTML</a>
+        ${parts.writer ? html`<span class="muted">(written by ${parts.writer})</span>` : ''}
+      </p>
+      ${reviewSection(parts.review, parts.score)}
+      <section aria-labelledby="draft">
+        <h2 id="draft">Draft</h2>
+        <div class="draft">${raw(documentBody(doc.content))}</div>
+        <!-- /draft -->
+      </section>`;
+  }
+
+  for (const [ext, { format, type }] of Object.entries(EXPORTS)) {
+    app.get(`/console/jobs/:id/export.${ext}`, async (c: Context<HttpEnv>) => {
+      const s = await kit.session(c);
+      if (!s) return c.redirect('/console/sign-in', 303);
+      try {
+        const doc = (await kit.run(s, 'get_content_artifacts', { job_id: c.req.param('id'), format })) as {
+          job_id: string;
+          content: string;
+        };
+        const name = `draft-${doc.job_id.replace(/[^\w-]/g, '')}.${ext}`;
+        return c.body(doc.content, 200, {
+          'content-type': type,
+          'content-disposition': `attachment; filename="${name}"`,
+        });
+      } catch (err) {
+        return kit.failure(c, err, s);
+      }
+    });
+  }
+
+  app.post('/console/jobs/:id/approve', async (c) => {
+    const s = await kit.session(c);
+    if (!s) return c.redirect('/console/sign-in', 303);
+    const form = await kit.form(c, s);
+    if (!form) return kit.refused(c, s);
+    const id = c.req.param('id');
+    try {
+      let input: Record<string, unknown>;
+      if (form.draft_body !== undefined) {
+        input = { job_id: id, draft_body: lf(form.draft_body) };
+      } else {
+        const job = (await kit.run(s, 'get_content_job', { job_id: id })) as unknown as JobDetail;
+        const brief = (await kit.run(s, 'get_content_artifacts', {
+          job_id: id,
+          include: ['outline', 'seo_metadata'],
+        })) as unknown as Artifacts;
+        input = { job_id: id, ...briefEdits(form, job, brief) };
+      }
+      const approved = (await kit.run(s, 'approve_content_brief', input)) as { job_id: string };
+      return c.redirect(jobHref(approved.job_id), 303);
+    } catch (err) {
+      return kit.failure(c, err, s);
+    }
+  });
+}

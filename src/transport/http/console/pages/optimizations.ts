@@ -1,0 +1,485 @@
+/**
+ * The Optimize pages: the organisation's optimizations (filters and paging from the query string), one report at
+ * the full view (score, category bars, recommendations by points, terms, competitors and the excluded ones; a queued
+ * or running one refreshes itself every 5 s, with no script) and the score_content editor, whose answer page reuses
+ * the report's rendering. Titles, keywords, urls and drafts are hostile: every value goes through `hono/html`.
+ */
+import type { Context, Hono } from 'hono';
+import { html } from 'hono/html';
+import type { HttpEnv } from '../../guards.ts';
+import type { ConsoleKit, ConsoleSession } from '../kit.ts';
+import type { Html } from '../layout.ts';
+
+interface Recommendation {
+  id: string;
+  category: string;
+  kind: string;
+  term: string | null;
+  points: number;
+  priority: string;
+  recommendation: string;
+}
+
+interface Term {
+  term: string;
+  kind: string;
+  sourceCount: number;
+  competitorRange: { p25: number; median: number; p75: number };
+  sourceUses: number;
+  status: string;
+}
+
+interface Competitor {
+  url: string;
+  title: string;
+  position: number | null;
+  wordCount: number;
+  score: number;
+}
+
+interface Excluded {
+  url: string;
+  position: number | null;
+  reason: string;
+  detail: string;
+}
+
+interface Summary {
+  rankabilityScore: number;
+  sourceWordCount: number;
+  competitorCount: number;
+  confidence: string;
+  warnings: string[];
+}
+
+interface OptimizationRow {
+  optimization_id: string;
+  status: string;
+  stage: string | null;
+  client_id: string | null;
+  url: string;
+  keyword: string;
+  language: string;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  error: string | null;
+  billing_status: string;
+  summary?: Summary | null;
+}
+
+interface Report extends OptimizationRow {
+  result?: {
+    rankabilityScore: number;
+    categoryScores: Record<string, number>;
+    entities: Term[];
+    sourceWordCount: number;
+    competitorCount: number;
+    competitors: Competitor[];
+    recommendations?: Recommendation[];
+    excluded_competitors?: Excluded[];
+    confidence?: string;
+    warnings?: string[];
+  } | null;
+}
+
+interface Scored {
+  optimization_id: string;
+  rankabilityScore: number;
+  categoryScores: Record<string, number>;
+  recommendations: Recommendation[];
+  entities: Term[];
+  sourceWordCount: number;
+  competitorCount: number;
+}
+
+interface Listing {
+  data: OptimizationRow[];
+  pagination: { limit: number; offset: number; total: number; has_more: boolean };
+}
+
+const STATUSES = ['queued', 'running', 'complete', 'failed'] as const;
+const FORMATS = ['markdown', 'html', 'text'] as const;
+
+/** One decimal, as the score is reported. */
+const score1 = (n: number) => Math.round(n * 10) / 10;
+const points2 = (n: number) => Math.round(n * 100) / 100;
+/** Always a string: a value from the data is never taken for already-escaped markup. */
+const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+
+/** A link for an http(s) url; anything else (a `javascript:` url from a hostile page) is shown as text only. */
+function link(url: string, label: string = url): Html {
+  return /^https?:\/\//i.test(url)
+    ? html`<a href="${str(url)}" rel="noopener noreferrer">${str(label)}</a>`
+    : html`<span>${str(label)}</span>`;
+}
+
+const reportPath = (id: string) => `/console/optimizations/${encodeURIComponent(id)}`;
+
+function scoreLine(score: number, words: number, competitors: number): Html {
+  return html`<p>Score <strong>${score1(score)}</strong> / 100 · ${words} words · ${competitors} competitors</p>`;
+}
+
+function categoryBars(categories: Record<string, number>): Html {
+  const rows = Object.entries(categories).map(([name, percent]) => {
+    const p = Math.max(0, Math.min(100, Math.round(percent)));
+    return html`<tr>
+      <th scope="row">${str(name)}</th>
+      <td><meter min="0" max="100" value="${p}">${p}%</meter> ${p}%</td>
+    </tr>`;
+  });
+  return html`<h2>Categories</h2>
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">category</th>
+          <th scope="col">earned</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>`;
+}
+
+function recommendationTable(recommendations: readonly Recommendation[]): Html {
+  if (recommendations.length === 0)
+    return html`<h2>Recommendations</h2>
+      <p class="muted">Nothing to change.</p>`;
+  const sorted = [...recommendations].sort((a, b) => b.points - a.points);
+  return html`<h2>Recommendations</h2>
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">priority</th>
+          <th scope="col">points</th>
+          <th scope="col">recommendation</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${sorted.map(
+          (r) =>
+            html`<tr>
+              <td>${str(r.priority)}</td>
+              <td>${points2(r.points)}</td>
+              <td>${str(r.recommendation)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
+}
+
+function termTable(terms: readonly Term[]): Html {
+  if (terms.length === 0)
+    return html`<h2>Terms</h2>
+      <p class="muted">No terms.</p>`;
+  return html`<h2>Terms</h2>
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">term</th>
+          <th scope="col">status</th>
+          <th scope="col">on the page</th>
+          <th scope="col">competitors p25–p75</th>
+          <th scope="col">competitor pages</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${terms.map(
+          (e) =>
+            html`<tr>
+              <td>${str(e.term)}</td>
+              <td>${str(e.status)}</td>
+              <td>${e.sourceUses}</td>
+              <td>${e.competitorRange.p25}–${e.competitorRange.p75}</td>
+              <td>${e.sourceCount}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
+}
+
+function competitorTables(competitors: readonly Competitor[], excluded: readonly Excluded[]): Html {
+  const pos = (p: number | null) => (p === null ? '–' : p);
+  return html`<h2>Competitors</h2>
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">position</th>
+          <th scope="col">title</th>
+          <th scope="col">url</th>
+          <th scope="col">words</th>
+          <th scope="col">score</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${competitors.map(
+          (x) =>
+            html`<tr>
+              <td>${pos(x.position)}</td>
+              <td>${str(x.title)}</td>
+              <td>${link(x.url)}</td>
+              <td>${x.wordCount}</td>
+              <td>${score1(x.score)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${
+      excluded.length === 0
+        ? ''
+        : html`<h2>Not counted</h2>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">position</th>
+                  <th scope="col">url</th>
+                  <th scope="col">reason</th>
+                  <th scope="col">detail</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${excluded.map(
+                  (x) =>
+                    html`<tr>
+                      <td>${pos(x.position)}</td>
+                      <td>${link(x.url)}</td>
+                      <td>${str(x.reason)}</td>
+                      <td>${str(x.detail)}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+    }`;
+}
+
+interface Draft {
+  content: string;
+  format: string;
+  title: string;
+  meta_description: string;
+}
+
+/**
+ * The score_content editor: a CSRF-checked form posting a draft to score against the run's competitors. The newline
+ * after `<textarea>` is the one the HTML parser drops, so a draft's own leading newline survives.
+ */
+function scoreForm(
+  id: string,
+  s: ConsoleSession,
+  draft: Draft = { content: '', format: 'markdown', title: '', meta_description: '' },
+): Html {
+  return html`<h2>Score a draft</h2>
+    <form method="post" action="${reportPath(id)}/score">
+      <input type="hidden" name="csrf" value="${s.csrf}" />
+      <label for="content">Draft (markdown, HTML or text)</label>
+      <textarea id="content" name="content" rows="16" cols="80" required>${'\n'}${draft.content}</textarea>
+      <label for="format">Format</label>
+      <select id="format" name="format">
+        ${FORMATS.map((f) => html`<option value="${f}" ${f === draft.format ? 'selected' : ''}>${f}</option>`)}
+      </select>
+      <label for="title">Title tag (optional)</label>
+      <input id="title" name="title" type="text" maxlength="300" value="${draft.title}" />
+      <label for="meta_description">Meta description (optional)</label>
+      <input
+        id="meta_description"
+        name="meta_description"
+        type="text"
+        maxlength="1000"
+        value="${draft.meta_description}"
+      />
+      <button type="submit">Score</button>
+    </form>`;
+}
+
+function warningList(confidence: string | undefined, warnings: readonly string[] | undefined): Html {
+  return html`${
+    confidence === 'low'
+      ? html`<p class="error">Low confidence: fewer than 3 ranking pages are real competitors.</p>`
+      : ''
+  }
+  ${
+    warnings && warnings.length > 0
+      ? html`<ul>
+          ${warnings.map((w) => html`<li>${str(w)}</li>`)}
+        </ul>`
+      : ''
+  }`;
+}
+
+function reportBody(r: Report, s: ConsoleSession): Html {
+  const facts = html`<p>${link(r.url)}</p>
+    <dl>
+      <dt>status</dt>
+      <dd>${str(r.status)}${r.stage ? html` (${str(r.stage)})` : ''}</dd>
+      <dt>language</dt>
+      <dd>${str(r.language)}</dd>
+      <dt>created</dt>
+      <dd>${str(r.created_at)}</dd>
+      ${
+        r.completed_at
+          ? html`<dt>completed</dt>
+              <dd>${str(r.completed_at)}</dd>`
+          : ''
+      }
+      ${
+        r.client_id
+          ? html`<dt>client</dt>
+              <dd>${str(r.client_id)}</dd>`
+          : ''
+      }
+      <dt>billing</dt>
+      <dd>${str(r.billing_status)}</dd>
+    </dl>`;
+  if (r.status === 'queued' || r.status === 'running')
+    return html`<meta http-equiv="refresh" content="5" />
+      ${facts}
+      <p role="status">This optimization is ${str(r.status)}; the page updates every 5 seconds.</p>`;
+  if (r.status === 'failed' || !r.result)
+    return html`${facts}
+      <p class="error" role="alert">${r.error ? str(r.error) : 'No result.'}</p>`;
+  const res = r.result;
+  return html`${facts} ${scoreLine(res.rankabilityScore, res.sourceWordCount, res.competitorCount)}
+  ${warningList(res.confidence, res.warnings)} ${categoryBars(res.categoryScores)}
+  ${recommendationTable(res.recommendations ?? [])} ${termTable(res.entities)}
+  ${competitorTables(res.competitors, res.excluded_competitors ?? [])} ${scoreForm(r.optimization_id, s)}`;
+}
+
+/** The query string's non-empty values of the given names. */
+function queryOf(c: Context<HttpEnv>, names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const v = c.req.query(name);
+    if (v !== undefined && v.trim() !== '') out[name] = v.trim();
+  }
+  return out;
+}
+
+function listBody(list: Listing, filters: Record<string, string>): Html {
+  const { limit, offset, total, has_more } = list.pagination;
+  const pageHref = (o: number) =>
+    `/console/optimizations?${new URLSearchParams({ ...filters, offset: String(o), limit: String(limit) }).toString()}`;
+  const rows = list.data.map(
+    (o) =>
+      html`<tr>
+        <td><a href="${reportPath(o.optimization_id)}">${str(o.keyword)}</a></td>
+        <td>${str(o.url)}</td>
+        <td>${str(o.status)}</td>
+        <td>${o.summary ? score1(o.summary.rankabilityScore) : '–'}</td>
+        <td>${str(o.created_at)}</td>
+      </tr>`,
+  );
+  return html`<h1>Optimizations</h1>
+    <form method="get" action="/console/optimizations">
+      <label for="status">Status</label>
+      <select id="status" name="status">
+        <option value="">any</option>
+        ${STATUSES.map((st) => html`<option value="${st}" ${filters.status === st ? 'selected' : ''}>${st}</option>`)}
+      </select>
+      <label for="keyword">Keyword contains</label>
+      <input id="keyword" name="keyword" type="text" value="${filters.keyword ?? ''}" />
+      <label for="client_id">Client id</label>
+      <input id="client_id" name="client_id" type="text" value="${filters.client_id ?? ''}" />
+      <input type="hidden" name="limit" value="${limit}" />
+      <button type="submit">Filter</button>
+    </form>
+    ${
+      list.data.length === 0
+        ? html`<p class="muted">No optimizations match.</p>`
+        : html`<table>
+            <caption class="muted">
+              ${offset + 1}–${offset + list.data.length} of ${total}, newest first
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">keyword</th>
+                <th scope="col">url</th>
+                <th scope="col">status</th>
+                <th scope="col">score</th>
+                <th scope="col">created</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows}
+            </tbody>
+          </table>`
+    }
+    <nav aria-label="Pages">
+      ${offset > 0 ? html`<a href="${pageHref(Math.max(0, offset - limit))}">Newer</a>` : ''}
+      ${has_more ? html`<a href="${pageHref(offset + limit)}">Older</a>` : ''}
+    </nav>`;
+}
+
+export function optimizationPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
+  app.get('/console/optimizations', async (c) => {
+    const s = await kit.session(c);
+    if (!s) return c.redirect('/console/sign-in', 303);
+    const filters = queryOf(c, ['status', 'client_id', 'keyword']);
+    const paging = queryOf(c, ['limit', 'offset']);
+    let list: Listing;
+    try {
+      list = (await kit.run(s, 'list_optimizations', { ...filters, ...paging })) as unknown as Listing;
+    } catch (err) {
+      return kit.failure(c, err, s);
+    }
+    return kit.render(c, 'Optimizations', listBody(list, filters), s);
+  });
+
+  app.get('/console/optimizations/:id', async (c) => {
+    const s = await kit.session(c);
+    if (!s) return c.redirect('/console/sign-in', 303);
+    let report: Report;
+    try {
+      report = (await kit.run(s, 'get_optimization', {
+        optimization_id: c.req.param('id'),
+        view: 'full',
+      })) as unknown as Report;
+    } catch (err) {
+      return kit.failure(c, err, s);
+    }
+    return kit.render(
+      c,
+      `Optimization: ${report.keyword}`,
+      html`<p><a href="/console/optimizations">All optimizations</a></p>
+        <h1>${str(report.keyword)}</h1>
+        ${reportBody(report, s)}`,
+      s,
+    );
+  });
+
+  app.post('/console/optimizations/:id/score', async (c) => {
+    const s = await kit.session(c);
+    if (!s) return c.redirect('/console/sign-in', 303);
+    const form = await kit.form(c, s);
+    if (!form) return kit.refused(c, s);
+    const id = c.req.param('id');
+    const draft: Draft = {
+      content: form.content ?? '',
+      format: form.format ?? 'markdown',
+      title: form.title ?? '',
+      meta_description: form.meta_description ?? '',
+    };
+    let scored: Scored;
+    try {
+      scored = (await kit.run(s, 'score_content', {
+        optimization_id: id,
+        content: draft.content,
+        format: draft.format,
+        ...(draft.title.trim() ? { title: draft.title } : {}),
+        ...(draft.meta_description.trim() ? { meta_description: draft.meta_description } : {}),
+      })) as unknown as Scored;
+    } catch (err) {
+      return kit.failure(c, err, s);
+    }
+    return kit.render(
+      c,
+      'Draft score',
+      html`<p><a href="${reportPath(id)}">Back to the report</a></p>
+        <h1>Draft score</h1>
+        ${scoreLine(scored.rankabilityScore, scored.sourceWordCount, scored.competitorCount)}
+        ${categoryBars(scored.categoryScores)} ${recommendationTable(scored.recommendations)}
+        ${termTable(scored.entities)} ${scoreForm(id, s, draft)}`,
+      s,
+    );
+  });
+}

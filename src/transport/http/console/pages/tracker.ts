@@ -1,0 +1,449 @@
+/**
+ * The tracker pages: the organisation's projects with their latest SPI, and a project's SPI, per-platform results
+ * and its 90-day trend drawn server-side as an SVG line chart (one line per platform; a day without data breaks the
+ * line, it is never drawn as a zero), with the points as a table below it.
+ */
+import type { Hono } from 'hono';
+import { html } from 'hono/html';
+import { Platform } from '../../../../tools/tracker/schemas.ts';
+import type { HttpEnv } from '../../guards.ts';
+import type { ConsoleKit } from '../kit.ts';
+import type { Html } from '../layout.ts';
+
+const PLATFORMS = Platform.options;
+type PlatformName = (typeof PLATFORMS)[number];
+
+const PROJECTS_PER_PAGE = 50;
+const TREND_DAYS = 90;
+
+/** Line colours, mid-tones readable on the light and the dark background. */
+const COLOURS: Record<PlatformName, string> = {
+  organic: '#1a7f37',
+  chatgpt: '#0969da',
+  perplexity: '#8250df',
+  claude: '#bc4c00',
+  google_ai_overview: '#bf3989',
+};
+
+interface Pagination {
+  limit: number;
+  offset: number;
+  total: number;
+  has_more: boolean;
+}
+interface ProjectRow {
+  project_id: string;
+  client_id: string;
+  name: string;
+  domain: string;
+  query_count: number;
+  platforms: PlatformName[];
+}
+interface Scorecard {
+  project_id: string;
+  spi: number | null;
+  last_measured_at: string | null;
+  run_status: string | null;
+}
+interface Coverage {
+  expected: PlatformName[];
+  missing: PlatformName[];
+  reasons: Partial<Record<PlatformName, string>>;
+}
+interface Denominators {
+  queries_tracked: number;
+  queries_measured: number;
+  queries_failed: number;
+  present: number;
+  mentioned: number;
+  cited: number;
+  ranked: number;
+  average_position: number | null;
+}
+interface QueryResult {
+  query: string;
+  status: string;
+  position: number | null;
+  brand_mentioned: boolean;
+  brand_cited: boolean;
+  cited_urls: string[];
+  error: string | null;
+}
+interface PlatformResults {
+  platform: PlatformName;
+  status: string;
+  run_status: string;
+  provider: string | null;
+  measured_at: string;
+  spi: number | null;
+  denominators: Denominators;
+  error: string | null;
+  results: QueryResult[];
+}
+interface Project extends ProjectRow {
+  brand_names: string[];
+  query_kind: string;
+  location: string | null;
+  language: string;
+  spi: { overall: { spi: number | null; denominators: { pairs_measured: number; pairs_present: number } } };
+  latest_run: {
+    run_id: string;
+    status: string;
+    created_at: string;
+    completed_at: string | null;
+    error: string | null;
+  } | null;
+}
+interface Results {
+  platforms: PlatformResults[];
+  coverage: Coverage;
+}
+interface TrendPoint {
+  date: string;
+  run_status: string | null;
+  spi: number | null;
+  platforms: Partial<Record<PlatformName, number>>;
+  runs: number;
+}
+interface Trends {
+  days: number;
+  from: string;
+  to: string;
+  platforms_expected: PlatformName[];
+  points: TrendPoint[];
+}
+
+const noData = html`<span class="muted">no data</span>`;
+const value = (v: number | null | undefined) => (v === null || v === undefined ? noData : html`${v}`);
+
+const offsetOf = (raw: string | undefined) => {
+  const n = Number(raw);
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
+};
+
+export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
+  app.get('/console/tracker', async (c) => {
+    const s = await kit.session(c);
+    if (!s) return c.redirect('/console/sign-in', 303);
+    const offset = offsetOf(c.req.query('offset'));
+    let projects: { data: ProjectRow[]; pagination: Pagination };
+    let summary: { data: Scorecard[] };
+    try {
+      const page = { limit: PROJECTS_PER_PAGE, offset };
+      projects = (await kit.run(s, 'list_tracker_projects', page)) as typeof projects;
+      // The scorecards come in the same order and pages; joined by id all the same.
+      summary = (await kit.run(s, 'get_tracker_summary', page)) as typeof summary;
+    } catch (err) {
+      return kit.failure(c, err, s);
+    }
+    const cards = new Map(summary.data.map((card) => [card.project_id, card]));
+    const rows = projects.data.map((p) => {
+      const card = cards.get(p.project_id);
+      return html`<tr>
+        <th scope="row"><a href="/console/tracker/${p.project_id}">${p.name}</a></th>
+        <td>${p.domain}</td>
+        <td>${p.query_count}</td>
+        <td>${p.platforms.join(', ')}</td>
+        <td>${value(card?.spi)}</td>
+        <td>${card?.last_measured_at ?? '–'}</td>
+      </tr>`;
+    });
+    const { total, has_more } = projects.pagination;
+    return kit.render(
+      c,
+      'Tracker projects',
+      html`<h1>Tracker projects</h1>
+        ${
+          total === 0
+            ? html`<p class="muted">No tracker projects yet.</p>`
+            : html`<table>
+                <caption class="muted">
+                  Projects ${offset + 1}–${offset + projects.data.length} of ${total}; SPI (Search Presence Index,
+                  0-100) of each platform's latest measurement
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">project</th>
+                    <th scope="col">domain</th>
+                    <th scope="col">queries</th>
+                    <th scope="col">platforms</th>
+                    <th scope="col">SPI</th>
+                    <th scope="col">last measured</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows}
+                </tbody>
+              </table>`
+        }
+        <p>
+          ${
+            offset > 0
+              ? html`<a href="/console/tracker?offset=${Math.max(0, offset - PROJECTS_PER_PAGE)}">Previous</a>`
+              : ''
+          }
+          ${has_more ? html`<a href="/console/tracker?offset=${offset + PROJECTS_PER_PAGE}">Next</a>` : ''}
+        </p>`,
+      s,
+    );
+  });
+
+  app.get('/console/tracker/:project_id', async (c) => {
+    const s = await kit.session(c);
+    if (!s) return c.redirect('/console/sign-in', 303);
+    const id = c.req.param('project_id');
+    let project: Project;
+    let results: Results;
+    let trends: Trends;
+    try {
+      project = (await kit.run(s, 'get_tracker_project', { project_id: id })) as unknown as Project;
+      results = (await kit.run(s, 'get_tracker_results', { project_id: id })) as unknown as Results;
+      trends = (await kit.run(s, 'get_tracker_trends', { project_id: id, days: TREND_DAYS })) as unknown as Trends;
+    } catch (err) {
+      return kit.failure(c, err, s);
+    }
+    const overall = project.spi.overall;
+    const run = project.latest_run;
+    const missing = results.coverage.missing.map(
+      (p) => html`<li>${p}: ${results.coverage.reasons[p] ?? 'no data'}</li>`,
+    );
+    const series = seriesOf(trends);
+    return kit.render(
+      c,
+      project.name,
+      html`<p><a href="/console/tracker">All tracker projects</a></p>
+        <h1>${project.name}</h1>
+        <p class="muted">
+          ${project.domain} · ${project.query_count} ${project.query_kind} · ${project.platforms.join(', ')} ·
+          ${project.language}${project.location ? html` · ${project.location}` : ''}
+        </p>
+        <h2>SPI</h2>
+        <p>
+          Overall SPI <strong>${value(overall.spi)}</strong> (Search Presence Index, 0-100:
+          ${overall.denominators.pairs_present} of ${overall.denominators.pairs_measured} query-platform pairs present).
+        </p>
+        ${
+          run
+            ? html`<p class="muted">
+                Latest run ${run.status}, started
+                ${run.created_at}${
+                  run.completed_at ? html`, finished ${run.completed_at}` : ''
+                }${run.error ? html`: ${run.error}` : ''}.
+              </p>`
+            : html`<p class="muted">Never scanned.</p>`
+        }
+        ${
+          missing.length
+            ? html`<p>Platforms without data (missing, not zero):</p>
+                <ul>
+                  ${missing}
+                </ul>`
+            : ''
+        }
+        ${results.platforms.map(platformSection)}
+        <h2>Trend</h2>
+        ${trendChart(project.name, trends, series)} ${trendTable(trends, series)}`,
+      s,
+    );
+  });
+}
+
+function platformSection(p: PlatformResults): Html {
+  const d = p.denominators;
+  const rows = p.results.map(
+    (r) =>
+      html`<tr>
+        <th scope="row">${r.query}</th>
+        <td>${r.status}</td>
+        <td>${r.position ?? '–'}</td>
+        <td>${r.brand_mentioned ? 'yes' : 'no'}</td>
+        <td>${r.brand_cited ? 'yes' : 'no'}</td>
+        <td>${r.cited_urls.length}</td>
+        <td>${r.error ?? ''}</td>
+      </tr>`,
+  );
+  return html`<section>
+    <h3>${p.platform}: SPI ${value(p.spi)}</h3>
+    <p class="muted">
+      ${p.status} (run ${p.run_status}), measured ${p.measured_at}${p.provider ? html` by ${p.provider}` : ''};
+      ${d.queries_measured} of ${d.queries_tracked} queries
+      measured${d.queries_failed ? html`, ${d.queries_failed} failed (not counted)` : ''}; present ${d.present},
+      mentioned ${d.mentioned}, cited ${d.cited}, ranked ${d.ranked}, average position
+      ${d.average_position ?? '–'}${p.error ? html`; ${p.error}` : ''}
+    </p>
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">query</th>
+          <th scope="col">status</th>
+          <th scope="col">position</th>
+          <th scope="col">mentioned</th>
+          <th scope="col">cited</th>
+          <th scope="col">cited URLs</th>
+          <th scope="col">error</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </section>`;
+}
+
+/** The platforms to draw: the expected ones and any that has a point, in the schema's order. */
+function seriesOf(trends: Trends): PlatformName[] {
+  const seen = new Set<PlatformName>(trends.platforms_expected);
+  for (const point of trends.points) for (const p of Object.keys(point.platforms)) seen.add(p as PlatformName);
+  return PLATFORMS.filter((p) => seen.has(p));
+}
+
+const W = 720;
+const H = 280;
+const LEFT = 40;
+const RIGHT = 16;
+const TOP = 12;
+const BOTTOM = 60;
+const PLOT_W = W - LEFT - RIGHT;
+const PLOT_H = H - TOP - BOTTOM;
+const num = (n: number) => Number(n.toFixed(1));
+
+/**
+ * The `d` of a series: a point per day with a value, `M` after a day without one (and at the start), `L` otherwise,
+ * so a missing day breaks the line instead of dropping it to zero. Empty when the series has no point.
+ */
+function linePath(values: readonly (number | undefined)[], x: (i: number) => number, y: (v: number) => number) {
+  const parts: string[] = [];
+  let drawing = false;
+  values.forEach((v, i) => {
+    if (v === undefined) {
+      drawing = false;
+      return;
+    }
+    parts.push(`${drawing ? 'L' : 'M'}${num(x(i))} ${num(y(v))}`);
+    drawing = true;
+  });
+  return parts.join(' ');
+}
+
+function trendChart(name: string, trends: Trends, series: PlatformName[]): Html {
+  const n = trends.points.length;
+  const x = (i: number) => LEFT + (n <= 1 ? PLOT_W / 2 : (i / (n - 1)) * PLOT_W);
+  const y = (v: number) => TOP + (1 - Math.min(100, Math.max(0, v)) / 100) * PLOT_H;
+  const bottom = TOP + PLOT_H;
+  const grid = [0, 25, 50, 75, 100].map(
+    (v) =>
+      html`<line
+          class="grid"
+          x1="${LEFT}"
+          y1="${num(y(v))}"
+          x2="${W - RIGHT}"
+          y2="${num(y(v))}"
+          stroke="currentColor"
+          stroke-opacity="0.15"
+        />
+        <text x="${LEFT - 6}" y="${num(y(v)) + 4}" text-anchor="end" font-size="11" fill="currentColor">${v}</text>`,
+  );
+  const ticks = trends.points
+    .map((p, i) => ({ p, i }))
+    .filter(({ i }) => i % 15 === 0 || i === n - 1)
+    .map(
+      ({ p, i }) =>
+        html`<text x="${num(x(i))}" y="${bottom + 16}" text-anchor="middle" font-size="11" fill="currentColor">
+          ${p.date.slice(5)}
+        </text>`,
+    );
+  const lines = series.map((platform) => {
+    const values = trends.points.map((p) => p.platforms[platform]);
+    const d = linePath(values, x, y);
+    const dots = values.map((v, i) =>
+      v === undefined ? '' : html`<circle cx="${num(x(i))}" cy="${num(y(v))}" r="2.5" fill="${COLOURS[platform]}" />`,
+    );
+    return html`<g>
+      ${
+        d
+          ? html`<path
+              class="series series-${platform}"
+              d="${d}"
+              fill="none"
+              stroke="${COLOURS[platform]}"
+              stroke-width="2"
+              stroke-linejoin="round"
+            />`
+          : ''
+      }
+      ${dots}
+    </g>`;
+  });
+  const legend = series.map(
+    (platform, k) =>
+      html`<line
+          x1="${LEFT + k * 140}"
+          y1="${H - 10}"
+          x2="${LEFT + k * 140 + 18}"
+          y2="${H - 10}"
+          stroke="${COLOURS[platform]}"
+          stroke-width="3"
+        />
+        <text x="${LEFT + k * 140 + 24}" y="${H - 6}" font-size="12" fill="currentColor">${platform}</text>`,
+  );
+  const empty = trends.points.every((p) => Object.keys(p.platforms).length === 0);
+  return html`<figure>
+    <svg
+      xmlns="http://www.w3.org/2000/svg"
+      viewBox="0 0 ${W} ${H}"
+      width="100%"
+      role="img"
+      aria-labelledby="trend-title"
+    >
+      <title id="trend-title">
+        SPI of ${name} per platform over the last ${trends.days} days (${trends.from} to ${trends.to}, UTC); days
+        without data are gaps in the lines
+      </title>
+      <line class="axis" x1="${LEFT}" y1="${bottom}" x2="${W - RIGHT}" y2="${bottom}" stroke="currentColor" />
+      <line class="axis" x1="${LEFT}" y1="${TOP}" x2="${LEFT}" y2="${bottom}" stroke="currentColor" />
+      ${grid} ${ticks} ${lines} ${legend}
+    </svg>
+    <figcaption class="muted">
+      ${
+        empty
+          ? html`No measurements in the last ${trends.days} days: no data to draw.`
+          : html`Daily SPI (UTC) from ${trends.from} to ${trends.to}; a break in a line is a day without data, not a
+            zero. The points are in the table below.`
+      }
+    </figcaption>
+  </figure>`;
+}
+
+function trendTable(trends: Trends, series: PlatformName[]): Html {
+  const rows = trends.points.map(
+    (p) =>
+      html`<tr>
+        <th scope="row">${p.date}</th>
+        <td>${value(p.spi)}</td>
+        ${series.map((platform) => html`<td>${value(p.platforms[platform])}</td>`)}
+        <td>${p.run_status ?? '–'}</td>
+        <td>${p.runs}</td>
+      </tr>`,
+  );
+  const measured = trends.points.filter((p) => p.spi !== null).length;
+  return html`<details>
+    <summary>The ${trends.points.length} daily points as a table (${measured} with data)</summary>
+    <table id="trend-points">
+      <caption class="muted">
+        Daily SPI, ${trends.from} to ${trends.to} (UTC)
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">date</th>
+          <th scope="col">overall</th>
+          ${series.map((platform) => html`<th scope="col">${platform}</th>`)}
+          <th scope="col">run</th>
+          <th scope="col">runs</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </details>`;
+}
