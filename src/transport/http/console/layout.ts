@@ -32,13 +32,20 @@ export function page(title: string, content: Html, session: { csrf: string } | n
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · agent-api</title>
         <link rel="stylesheet" href="/console/assets/console.css" />
+        <link rel="icon" href="data:," />
       </head>
       <body>
         <header>
           <strong>agent-api</strong>
           ${
             session
-              ? html`<nav aria-label="Console"><a href="/console">Usage</a></nav>
+              ? html`<nav aria-label="Console">
+                    <a href="/console">Usage</a>
+                    <a href="/console/optimizations">Optimizations</a>
+                    <a href="/console/jobs">Content</a>
+                    <a href="/console/tracker">Tracker</a>
+                    <a href="/console/prospects">Prospects</a>
+                  </nav>
                   <form method="post" action="/console/sign-out">
                     <input type="hidden" name="csrf" value="${session.csrf}" />
                     <button type="submit">Sign out</button>

@@ -24,7 +24,8 @@ const SECURITY_HEADERS: Record<string, string> = {
   'content-security-policy':
     "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // Not no-referrer: with it a browser sends `Origin: null` on form posts, which the Origin guard refuses.
+  'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
 };
 
