@@ -80,7 +80,7 @@ describe('console tracker pages', () => {
     expect(d.match(/M/g)).toHaveLength(2);
     expect(d.match(/[ML]/g)).toHaveLength(3);
     // Every drawn point sits at the SPI's height, none at the chart's zero line.
-    const ys = [...d.matchAll(/[ML]\s*[\d.]+\s+([\d.]+)/g)].map((m) => Number(m[1]));
+    const ys = [...d.matchAll(/[ML]\s*[\d.]+[\s,]+([\d.]+)/g)].map((m) => Number(m[1]));
     expect(new Set(ys).size).toBe(1);
     const zero = /<line class="axis" x1="[\d.]+" y1="([\d.]+)"/.exec(r.text);
     expect(zero).not.toBeNull();

@@ -3,6 +3,8 @@
  * and its 90-day trend drawn server-side as an SVG line chart (one line per platform; a day without data breaks the
  * line, it is never drawn as a zero), with the points as a table below it.
  */
+import { scaleLinear } from 'd3-scale';
+import { line } from 'd3-shape';
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import { Platform } from '../../../../tools/tracker/schemas.ts';
@@ -307,28 +309,24 @@ const PLOT_W = W - LEFT - RIGHT;
 const PLOT_H = H - TOP - BOTTOM;
 const num = (n: number) => Number(n.toFixed(1));
 
-/**
- * The `d` of a series: a point per day with a value, `M` after a day without one (and at the start), `L` otherwise,
- * so a missing day breaks the line instead of dropping it to zero. Empty when the series has no point.
- */
-function linePath(values: readonly (number | undefined)[], x: (i: number) => number, y: (v: number) => number) {
-  const parts: string[] = [];
-  let drawing = false;
-  values.forEach((v, i) => {
-    if (v === undefined) {
-      drawing = false;
-      return;
-    }
-    parts.push(`${drawing ? 'L' : 'M'}${num(x(i))} ${num(y(v))}`);
-    drawing = true;
-  });
-  return parts.join(' ');
-}
-
 function trendChart(name: string, trends: Trends, series: PlatformName[]): Html {
   const n = trends.points.length;
-  const x = (i: number) => LEFT + (n <= 1 ? PLOT_W / 2 : (i / (n - 1)) * PLOT_W);
-  const y = (v: number) => TOP + (1 - Math.min(100, Math.max(0, v)) / 100) * PLOT_H;
+  // Scales and the line from d3 (d3-scale, d3-shape): a day without a value is not `defined`, so the line breaks
+  // there (a new `M`) instead of dropping to zero.
+  const toX = scaleLinear()
+    .domain(n <= 1 ? [-1, 1] : [0, n - 1])
+    .range([LEFT, LEFT + PLOT_W]);
+  const toY = scaleLinear()
+    .domain([0, 100])
+    .range([TOP + PLOT_H, TOP])
+    .clamp(true);
+  const x = (i: number) => toX(i);
+  const y = (v: number) => toY(v);
+  const linePath = line<[number, number | undefined]>()
+    .defined(([, v]) => v !== undefined)
+    .x(([i]) => x(i))
+    .y(([, v]) => y(v!))
+    .digits(1);
   const bottom = TOP + PLOT_H;
   const grid = [0, 25, 50, 75, 100].map(
     (v) =>
@@ -354,7 +352,7 @@ function trendChart(name: string, trends: Trends, series: PlatformName[]): Html 
     );
   const lines = series.map((platform) => {
     const values = trends.points.map((p) => p.platforms[platform]);
-    const d = linePath(values, x, y);
+    const d = linePath(values.map((v, i): [number, number | undefined] => [i, v])) ?? '';
     const dots = values.map((v, i) =>
       v === undefined ? '' : html`<circle cx="${num(x(i))}" cy="${num(y(v))}" r="2.5" fill="${COLOURS[platform]}" />`,
     );
