@@ -78,11 +78,20 @@ export function createKit(deps: { engine: Engine; operations: readonly AnyOperat
             : e.code === 'rate_limit_exceeded'
               ? 429
               : 400;
+    // A validation error names each field and what is wrong with it.
+    const fields = (e.details as { fields?: { path: string; message: string }[] } | undefined)?.fields ?? [];
     return render(
       c,
       'Not done',
       html`<h1>Not done</h1>
-        <p class="error" role="alert">${e.code}: ${e.message}</p>`,
+        <p class="error" role="alert">${e.code}: ${e.message}</p>
+        ${
+          fields.length
+            ? html`<ul>
+                ${fields.map((f) => html`<li><strong>${f.path}</strong>: ${f.message}</li>`)}
+              </ul>`
+            : ''
+        }`,
       s,
       status,
     );

@@ -5,9 +5,16 @@
  * review figures, the score and the export links. Topics, briefs, drafts and sources are hostile: every value goes
  * through `hono/html`, and the draft itself is embedded only as the body of the HTML document get_content_artifacts
  * renders with the escaping draft renderer (raw HTML as text, safe links only, no images).
+ *
+ * The list page also carries the forms that create a content job and start an Autopilot run (create_content_job,
+ * create_content_autopilot as the signed-in key). Each form has an idempotency key made when the page is rendered,
+ * so submitting it twice creates one job; only the optional fields filled in are sent, and the operation's own
+ * validation decides what is wrong (the error page names the field).
  */
+import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { html, raw } from 'hono/html';
+import { PAGE_CONTRACTS, TONES } from '../../../../engine/content/types.ts';
 import { JOB_STATUSES } from '../../../../tools/content/list-content-jobs.ts';
 import { LIST_KINDS } from '../../../../tools/content/schemas.ts';
 import type { HttpEnv } from '../../guards.ts';
@@ -95,6 +102,14 @@ interface Artifacts {
   score?: Score | null;
 }
 
+interface ClientRow {
+  client_id: string;
+  name: string;
+}
+
+/** Pages of clients (100 each) the create forms offer at most: each page costs one request of the key's limit. */
+const MAX_CLIENT_PAGES = 3;
+
 /** The statuses in which the pipeline is still moving the job (its page refreshes itself). */
 const WORKING = new Set(['queued', 'researching', 'generating_draft']);
 
@@ -120,6 +135,84 @@ const jobHref = (id: string) => `/console/jobs/${id}`;
 
 const options = (values: readonly string[], selected: string | undefined) =>
   values.map((v) => html`<option value="${v}" ${v === selected ? 'selected' : ''}>${v}</option>`);
+
+/** The create forms: what each posts to, runs, and asks beyond the fields both share. */
+const CREATE_FORMS = {
+  job: { action: '/console/jobs', operation: 'create_content_job', title: 'New content job', prefix: 'new-job' },
+  autopilot: {
+    action: '/console/autopilot',
+    operation: 'create_content_autopilot',
+    title: 'New Autopilot run',
+    prefix: 'new-autopilot',
+  },
+} as const;
+type CreateKind = keyof typeof CREATE_FORMS;
+
+/**
+ * A create form's operation input: the topic, client and page contract always (the operation says when one is
+ * missing or wrong), the optional fields only when filled in. A word count that is not a whole number is passed on as
+ * typed, so the operation refuses it by name rather than the page guessing a number.
+ */
+function createInput(kind: CreateKind, form: Record<string, string>): Record<string, unknown> {
+  const input: Record<string, unknown> = {
+    topic: form.topic ?? '',
+    client_id: form.client_id ?? '',
+    page_contract: form.page_contract ?? '',
+  };
+  if (kind === 'job' && form.mode?.trim()) input.mode = form.mode.trim();
+  const words = form.word_count_target?.trim();
+  if (words) input.word_count_target = /^\d{1,9}$/.test(words) ? Number(words) : words;
+  const tone = form.tone?.trim();
+  if (tone) input.tone = tone;
+  const instructions = lf(form.custom_instructions ?? '').trim();
+  if (instructions) input.custom_instructions = instructions;
+  return input;
+}
+
+/** A create form, with the CSRF token and its own idempotency key (a double submit creates one job). */
+function createForm(kind: CreateKind, s: ConsoleSession, clients: readonly ClientRow[], clientId: string | undefined) {
+  const { action, title, prefix } = CREATE_FORMS[kind];
+  const id = (field: string) => `${prefix}-${field}`;
+  return html`<section aria-labelledby="${id('title')}">
+    <h2 id="${id('title')}">${title}</h2>
+    <form method="post" action="${action}" autocomplete="off">
+      <input type="hidden" name="csrf" value="${s.csrf}" />
+      <input type="hidden" name="idempotency_key" value="${randomUUID()}" />
+      <label for="${id('topic')}">Topic</label>
+      <input id="${id('topic')}" name="topic" type="text" maxlength="300" required />
+      <label for="${id('client')}">Client</label>
+      <select id="${id('client')}" name="client_id" required>
+        ${clients.map(
+          (cl) =>
+            html`<option value="${cl.client_id}" ${cl.client_id === clientId ? 'selected' : ''}>${cl.name}</option>`,
+        )}
+      </select>
+      <label for="${id('page-contract')}">Page contract</label>
+      <select id="${id('page-contract')}" name="page_contract" required>
+        ${options(PAGE_CONTRACTS, 'article')}
+      </select>
+      ${
+        kind === 'job'
+          ? html`<label for="${id('mode')}">Mode</label>
+              <select id="${id('mode')}" name="mode">
+                <option value="auto" selected>auto: research to draft in one run</option>
+                <option value="stepped">stepped: stop at the brief for approval</option>
+              </select>`
+          : ''
+      }
+      <label for="${id('words')}">Word count target <span class="muted">(optional, 100–10000)</span></label>
+      <input id="${id('words')}" name="word_count_target" type="number" min="100" max="10000" step="1" />
+      <label for="${id('tone')}">Tone</label>
+      <select id="${id('tone')}" name="tone">
+        <option value="" selected>the client's default</option>
+        ${options(TONES, undefined)}
+      </select>
+      <label for="${id('instructions')}">Custom instructions <span class="muted">(optional)</span></label>
+      <textarea id="${id('instructions')}" name="custom_instructions" rows="4" cols="60" maxlength="4000"></textarea>
+      <button type="submit">${kind === 'job' ? 'Create the job' : 'Start Autopilot'}</button>
+    </form>
+  </section>`;
+}
 
 /** The brief's headings, one a line, as the edit form shows them. */
 const headingLines = (outline: readonly OutlineSection[]) => outline.map((o) => o.heading).join('\n');
@@ -318,8 +411,19 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     const query = c.req.query();
     const input = listInput(query);
     let list: { data: JobRow[]; pagination: { limit: number; offset: number; total: number; has_more: boolean } };
+    const clients: ClientRow[] = [];
+    let moreClients = false;
     try {
       list = (await kit.run(s, 'list_content_jobs', input)) as typeof list;
+      for (let n = 0; n < MAX_CLIENT_PAGES; n++) {
+        const page = (await kit.run(s, 'list_clients', { limit: 100, offset: n * 100 })) as {
+          data: ClientRow[];
+          pagination: { has_more: boolean };
+        };
+        clients.push(...page.data);
+        moreClients = page.pagination.has_more;
+        if (!moreClients) break;
+      }
     } catch (err) {
       return kit.failure(c, err, s);
     }
@@ -379,10 +483,36 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
         <nav aria-label="Pages">
           ${offset > 0 ? html`<a href="${pageHref(offset - limit)}">Previous</a>` : ''}
           ${has_more ? html`<a href="${pageHref(offset + limit)}">Next</a>` : ''}
-        </nav>`,
+        </nav>
+        ${
+          clients.length === 0
+            ? html`<p class="muted">No clients yet: create one to write content for it.</p>`
+            : html`${
+                moreClients ? html`<p class="muted">The forms offer the ${clients.length} newest clients.</p>` : ''
+              }
+              ${createForm('job', s, clients, input.client_id)} ${createForm('autopilot', s, clients, input.client_id)}`
+        }`,
       s,
     );
   });
+
+  for (const kind of Object.keys(CREATE_FORMS) as CreateKind[]) {
+    const { action, operation } = CREATE_FORMS[kind];
+    app.post(action, async (c) => {
+      const s = await kit.session(c);
+      if (!s) return c.redirect('/console/sign-in', 303);
+      const form = await kit.form(c, s);
+      if (!form) return kit.refused(c, s);
+      try {
+        const created = (await kit.run(s, operation, createInput(kind, form), form.idempotency_key || undefined)) as {
+          job_id: string;
+        };
+        return c.redirect(jobHref(created.job_id), 303);
+      } catch (err) {
+        return kit.failure(c, err, s);
+      }
+    });
+  }
 
   app.get('/console/jobs/:id', async (c) => {
     const s = await kit.session(c);
