@@ -67,6 +67,10 @@ describe('console sign-in', () => {
     expect(body).toContain('24h');
     expect(body).toContain('7d');
     expect(body).toContain('agency');
+    // Compressed for a browser that accepts it.
+    const gz = await fetch(url('/console'), { headers: { cookie, 'accept-encoding': 'gzip' } });
+    expect(gz.headers.get('content-encoding')).toBe('gzip');
+    expect(await gz.text()).toContain('<h1>Usage</h1>');
     const rows = await t.db.selectFrom('console_sessions').selectAll().execute();
     const id = cookie.split('=')[1]!;
     expect(rows.some((r) => r.id_hash === id)).toBe(false);
