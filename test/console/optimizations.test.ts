@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
-import { idem, RAPIDFLOW_EMERGENCY, run, startContentApp } from '../content/helpers/harness.ts';
+import { idem, RAPIDFLOW_EMERGENCY, run, startContentApp, tenant, type Tenant } from '../content/helpers/harness.ts';
 import { consoleClient } from './helpers.ts';
 
 /**
  * The console's Optimize pages: the list with its filters, a report (score, category bars, recommendations by
  * points, terms, competitors and the excluded ones), a queued one refreshing itself, the score_content editor
- * (CSRF-checked), another organisation's report as 404, and hostile titles and drafts always escaped.
+ * (CSRF-checked), another organisation's report as 404, and hostile titles and drafts always escaped. The list's
+ * "Optimize a page" form starts an optimization (start_optimization) with the CSRF token and an idempotency key made
+ * when the page is rendered.
  */
 let t: TestApp;
 let key: string;
@@ -197,5 +199,181 @@ describe('console optimizations', () => {
       expect(page).not.toContain(HOSTILE_ATTR);
       expect(page).not.toMatch(/<script|<img/i);
     }
+  });
+});
+
+/** The list's "Optimize a page" form, on a tenant of its own (so its optimizations can be counted) with a hostile client. */
+describe('console optimization start form', () => {
+  const HOSTILE_CLIENT = `Pipes ${HOSTILE_SCRIPT} ${HOSTILE_ATTR}`;
+  let f: Tenant;
+  let c: Awaited<ReturnType<typeof consoleClient>>;
+
+  beforeAll(async () => {
+    f = await tenant(t, 'agency', { name: HOSTILE_CLIENT });
+    c = await consoleClient(t, f.key);
+  });
+
+  /** The tenant's optimizations, over REST. */
+  const total = async () => {
+    const r = await t.request<{ pagination: { total: number } }>('GET', '/optimizations', {
+      key: f.key,
+      query: { limit: 100 },
+    });
+    expect(r.status).toBe(200);
+    return r.body.pagination.total;
+  };
+
+  /** The HTML of the start form on a list page. */
+  const formOf = (page: string) =>
+    /<form method="post" action="\/console\/optimizations"[^>]*>([\s\S]*?)<\/form>/.exec(page)?.[1] ?? '';
+
+  /** The idempotency key a fresh list page gives the start form. */
+  const keyOf = async () => {
+    const page = await c.get('/console/optimizations');
+    return /name="idempotency_key" value="([0-9a-f-]{36})"/.exec(formOf(page.text))![1]!;
+  };
+
+  const reportId = (location: string | null) => /^\/console\/optimizations\/([^/]+)$/.exec(location ?? '')?.[1];
+
+  it('the list shows the form with the CSRF token, an idempotency key, the clients escaped and a label per field', async () => {
+    const page = await c.get('/console/optimizations');
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/<h2[^>]*>Optimize a page<\/h2>/);
+    const form = formOf(page.text);
+    expect(form).toContain(`name="csrf" value="${await c.csrf()}"`);
+    expect(form).toMatch(/name="idempotency_key" value="[0-9a-f-]{36}"/);
+    expect(form).toContain(`<option value="${f.clientId}"`);
+    expect(form).toContain(esc(HOSTILE_CLIENT));
+    const named = [...form.matchAll(/<(input|select|textarea) id="([^"]+)" name="([^"]+)"/g)];
+    expect(named.map((m) => m[3])).toEqual(['url', 'keyword', 'client_id', 'language']);
+    for (const m of named) expect(page.text, m[2]).toContain(`<label for="${m[2]}"`);
+    const ids = [...page.text.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(page.text).not.toContain(HOSTILE_SCRIPT);
+    expect(page.text).not.toContain(HOSTILE_ATTR);
+    expect(page.text).not.toMatch(/ style=|<script|<img/i);
+    // Each rendering has a key of its own.
+    expect(await keyOf()).not.toBe(await keyOf());
+  });
+
+  it('posting the form starts an optimization and redirects to its report, which refreshes while it runs', async () => {
+    const before = await total();
+    const posted = await c.post('/console/optimizations', {
+      idempotency_key: await keyOf(),
+      url: RAPIDFLOW_EMERGENCY,
+      keyword: 'emergency plumber round rock',
+      client_id: f.clientId,
+      language: 'en-GB',
+    });
+    expect(posted.status, posted.text).toBe(303);
+    const newId = reportId(posted.headers.get('location'));
+    expect(newId).toBeTruthy();
+    const rest = await t.request<Record<string, unknown>>('GET', `/optimizations/${newId}`, { key: f.key });
+    expect(rest.status).toBe(200);
+    expect(rest.body).toMatchObject({
+      optimization_id: newId,
+      url: RAPIDFLOW_EMERGENCY,
+      keyword: 'emergency plumber round rock',
+      client_id: f.clientId,
+      language: 'en-GB',
+      status: 'queued',
+    });
+    expect(await total()).toBe(before + 1);
+    const report = await c.get(posted.headers.get('location')!);
+    expect(report.status).toBe(200);
+    expect(report.text).toContain('emergency plumber round rock');
+    expect(report.text).toContain('<meta http-equiv="refresh" content="5"');
+  });
+
+  it('optional fields left empty are not sent: no client, language en-US', async () => {
+    const posted = await c.post('/console/optimizations', {
+      idempotency_key: await keyOf(),
+      url: RAPIDFLOW_EMERGENCY,
+      keyword: 'plumber no client',
+      client_id: '',
+      language: '  ',
+    });
+    expect(posted.status, posted.text).toBe(303);
+    const rest = await t.request<Record<string, unknown>>(
+      'GET',
+      `/optimizations/${reportId(posted.headers.get('location'))}`,
+      {
+        key: f.key,
+      },
+    );
+    expect(rest.body).toMatchObject({ keyword: 'plumber no client', client_id: null, language: 'en-US' });
+  });
+
+  it('the same form posted twice starts one optimization, and both answers lead to it', async () => {
+    const before = await total();
+    const form = { idempotency_key: await keyOf(), url: RAPIDFLOW_EMERGENCY, keyword: 'plumber twice', client_id: '' };
+    const first = await c.post('/console/optimizations', form);
+    const second = await c.post('/console/optimizations', form);
+    expect(first.status, first.text).toBe(303);
+    expect(second.status, second.text).toBe(303);
+    expect(second.headers.get('location')).toBe(first.headers.get('location'));
+    expect(await total()).toBe(before + 1);
+  });
+
+  it('a POST without the CSRF token, or with a wrong one, is 403 and starts nothing', async () => {
+    const before = await total();
+    const form = { idempotency_key: await keyOf(), url: RAPIDFLOW_EMERGENCY, keyword: 'plumber no csrf' };
+    expect((await c.post('/console/optimizations', form, { csrf: null })).status).toBe(403);
+    expect((await c.post('/console/optimizations', form, { csrf: '0'.repeat(64) })).status).toBe(403);
+    expect(await total()).toBe(before);
+  });
+
+  it('an invalid url shows the error and starts nothing; the form key is not spent', async () => {
+    const before = await total();
+    const form = { idempotency_key: await keyOf(), keyword: 'plumber bad url' };
+    for (const url of ['http://127.0.0.1/', 'not a url', 'ftp://example.com/x']) {
+      const bad = await c.post('/console/optimizations', { ...form, url });
+      expect(bad.status, url).toBe(400);
+      expect(bad.text).toContain('role="alert"');
+      expect(bad.text).toContain('<strong>url</strong>');
+    }
+    const emptyKeyword = await c.post('/console/optimizations', { ...form, url: RAPIDFLOW_EMERGENCY, keyword: ' ' });
+    expect(emptyKeyword.status).toBe(400);
+    expect(emptyKeyword.text).toContain('<strong>keyword</strong>');
+    expect(await total()).toBe(before);
+    // Corrected and sent with the same form's key: started once, as corrected.
+    const fixed = await c.post('/console/optimizations', { ...form, url: RAPIDFLOW_EMERGENCY });
+    expect(fixed.status, fixed.text).toBe(303);
+    const rest = await t.request<Record<string, unknown>>(
+      'GET',
+      `/optimizations/${reportId(fixed.headers.get('location'))}`,
+      {
+        key: f.key,
+      },
+    );
+    expect(rest.body).toMatchObject({ url: RAPIDFLOW_EMERGENCY, keyword: 'plumber bad url' });
+    expect(await total()).toBe(before + 1);
+  });
+
+  it('another organisation’s client is refused and starts nothing', async () => {
+    const before = await total();
+    const other = await tenant(t, 'agency');
+    const r = await c.post('/console/optimizations', {
+      idempotency_key: await keyOf(),
+      url: RAPIDFLOW_EMERGENCY,
+      keyword: 'plumber other client',
+      client_id: other.clientId,
+    });
+    expect(r.status).toBe(404);
+    expect(r.text).toContain('role="alert"');
+    expect(await total()).toBe(before);
+  });
+
+  it('without a session the form post sends to sign-in and starts nothing', async () => {
+    const before = await total();
+    const r = await fetch(new URL('/console/optimizations', t.url), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ url: RAPIDFLOW_EMERGENCY, keyword: 'plumber signed out' }).toString(),
+    });
+    expect(r.status).toBe(303);
+    expect(r.headers.get('location')).toBe('/console/sign-in');
+    expect(await total()).toBe(before);
   });
 });

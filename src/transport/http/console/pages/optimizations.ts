@@ -2,8 +2,12 @@
  * The Optimize pages: the organisation's optimizations (filters and paging from the query string), one report at
  * the full view (score, category bars, recommendations by points, terms, competitors and the excluded ones; a queued
  * or running one refreshes itself every 5 s, with no script) and the score_content editor, whose answer page reuses
- * the report's rendering. Titles, keywords, urls and drafts are hostile: every value goes through `hono/html`.
+ * the report's rendering. The list also carries an "Optimize a page" form (start_optimization as the signed-in key,
+ * then 303 to the new report) with the CSRF token and an idempotency key made when the page is rendered, so a double
+ * submit starts one optimization. Titles, keywords, urls, client names and drafts are hostile: every value goes
+ * through `hono/html`.
  */
+import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import type { HttpEnv } from '../../guards.ts';
@@ -93,6 +97,16 @@ interface Scored {
   competitorCount: number;
 }
 
+interface ClientRow {
+  client_id: string;
+  name: string;
+}
+
+interface ClientPage {
+  data: ClientRow[];
+  pagination: { has_more: boolean };
+}
+
 interface Listing {
   data: OptimizationRow[];
   pagination: { limit: number; offset: number; total: number; has_more: boolean };
@@ -100,6 +114,8 @@ interface Listing {
 
 const STATUSES = ['queued', 'running', 'complete', 'failed'] as const;
 const FORMATS = ['markdown', 'html', 'text'] as const;
+/** The start form offers at most this many pages of 100 clients (newest first). */
+const MAX_CLIENT_PAGES = 3;
 
 /** One decimal, as the score is reported. */
 const score1 = (n: number) => Math.round(n * 10) / 10;
@@ -355,6 +371,66 @@ function queryOf(c: Context<HttpEnv>, names: readonly string[]): Record<string, 
   return out;
 }
 
+/** The clients the start form offers (newest first), and whether there are more than it shows. */
+async function clientsOf(kit: ConsoleKit, s: ConsoleSession): Promise<{ clients: ClientRow[]; more: boolean }> {
+  const clients: ClientRow[] = [];
+  let more = false;
+  for (let n = 0; n < MAX_CLIENT_PAGES; n++) {
+    const page = (await kit.run(s, 'list_clients', { limit: 100, offset: n * 100 })) as unknown as ClientPage;
+    clients.push(...page.data);
+    more = page.pagination.has_more;
+    if (!more) break;
+  }
+  return { clients, more };
+}
+
+/**
+ * "Optimize a page": start_optimization's url, keyword, client and language, with the CSRF token and an idempotency
+ * key of its own made now (a double submit of this form starts one optimization).
+ */
+function startForm(
+  s: ConsoleSession,
+  clients: readonly ClientRow[],
+  moreClients: boolean,
+  clientId: string | undefined,
+): Html {
+  return html`<section aria-labelledby="start-title">
+    <h2 id="start-title">Optimize a page</h2>
+    <form method="post" action="/console/optimizations" autocomplete="off">
+      <input type="hidden" name="csrf" value="${s.csrf}" />
+      <input type="hidden" name="idempotency_key" value="${randomUUID()}" />
+      <label for="start-url">Page url</label>
+      <input id="start-url" name="url" type="url" maxlength="2048" required />
+      <label for="start-keyword">Keyword</label>
+      <input id="start-keyword" name="keyword" type="text" maxlength="200" required />
+      <label for="start-client">Client <span class="muted">(optional)</span></label>
+      <select id="start-client" name="client_id">
+        <option value="">none</option>
+        ${clients.map(
+          (cl) =>
+            html`<option value="${str(cl.client_id)}" ${cl.client_id === clientId ? 'selected' : ''}>
+              ${str(cl.name)}
+            </option>`,
+        )}
+      </select>
+      ${moreClients ? html`<p class="muted">The form offers the ${clients.length} newest clients.</p>` : ''}
+      <label for="start-language">Language <span class="muted">(optional, default en-US)</span></label>
+      <input id="start-language" name="language" type="text" maxlength="10" placeholder="en-US" />
+      <button type="submit">Start the optimization</button>
+    </form>
+  </section>`;
+}
+
+/** start_optimization's input from the form: the optional fields only when filled in (defaults apply). */
+function startInput(form: Record<string, string>): Record<string, unknown> {
+  const input: Record<string, unknown> = { url: form.url ?? '', keyword: form.keyword ?? '' };
+  const clientId = form.client_id?.trim();
+  if (clientId) input.client_id = clientId;
+  const language = form.language?.trim();
+  if (language) input.language = language;
+  return input;
+}
+
 function listBody(list: Listing, filters: Record<string, string>): Html {
   const { limit, offset, total, has_more } = list.pagination;
   const pageHref = (o: number) =>
@@ -417,12 +493,37 @@ export function optimizationPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     const filters = queryOf(c, ['status', 'client_id', 'keyword']);
     const paging = queryOf(c, ['limit', 'offset']);
     let list: Listing;
+    let clients: { clients: ClientRow[]; more: boolean };
     try {
       list = (await kit.run(s, 'list_optimizations', { ...filters, ...paging })) as unknown as Listing;
+      clients = await clientsOf(kit, s);
     } catch (err) {
       return kit.failure(c, err, s);
     }
-    return kit.render(c, 'Optimizations', listBody(list, filters), s);
+    return kit.render(
+      c,
+      'Optimizations',
+      html`${listBody(list, filters)} ${startForm(s, clients.clients, clients.more, filters.client_id)}`,
+      s,
+    );
+  });
+
+  app.post('/console/optimizations', async (c) => {
+    const s = await kit.session(c);
+    if (!s) return c.redirect('/console/sign-in', 303);
+    const form = await kit.form(c, s);
+    if (!form) return kit.refused(c, s);
+    try {
+      const started = (await kit.run(
+        s,
+        'start_optimization',
+        startInput(form),
+        form.idempotency_key || undefined,
+      )) as unknown as { optimization_id: string };
+      return c.redirect(reportPath(started.optimization_id), 303);
+    } catch (err) {
+      return kit.failure(c, err, s);
+    }
   });
 
   app.get('/console/optimizations/:id', async (c) => {

@@ -4,17 +4,24 @@
  *
  * Lists belong to a client, and every prospect operation takes the client id, so a list's page and its forms carry
  * `client_id` (a query parameter, a hidden field); a list of another client or organisation is a 404 like REST.
+ *
+ * The actions: a "New list" form per client on the index (create_prospect_list), an "Add a prospect" form on a list's
+ * page (save_prospect) and a "Delete" button per item (delete_prospect, which identifies the item by its exact saved
+ * URL, as REST's DELETE of a list's items does). Every form carries the CSRF token and an idempotency key made when
+ * the page is rendered, so a double submit acts once; each action answers 303 back to the page it belongs to.
  */
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
-import { ProspectStatus } from '../../../../tools/prospects/schemas.ts';
+import { MAX_PROSPECT_URL_LENGTH } from '../../../../engine/prospects/normalize-url.ts';
+import { OpportunityType, ProspectStatus } from '../../../../tools/prospects/schemas.ts';
 import type { HttpEnv } from '../../guards.ts';
 import type { ConsoleKit, ConsoleSession } from '../kit.ts';
 import type { Html } from '../layout.ts';
 
 const STATUSES = ProspectStatus.options;
 type Status = (typeof STATUSES)[number];
+const OPPORTUNITY_TYPES = OpportunityType.options;
 
 /** Clients per index page: each costs one list_prospect_lists call against the key's rate limit. */
 const CLIENTS_PER_PAGE = 10;
@@ -59,6 +66,15 @@ const label = (status: string) => status.replace(/_/g, ' ');
 
 const listHref = (clientId: string, listId: string) =>
   `/console/prospects/${encodeURIComponent(listId)}?client_id=${encodeURIComponent(clientId)}`;
+
+/** Browsers send a textarea's line breaks as CRLF, which nobody typed. */
+const lf = (text: string) => text.replace(/\r\n?/g, '\n');
+
+/** A form field, trimmed, when filled in (optional fields are sent only then, so the operation's defaults apply). */
+const filled = (value: string | undefined) => {
+  const v = value?.trim();
+  return v ? v : undefined;
+};
 
 /** Only http(s) URLs become links (saved URLs are always http(s); this keeps it so whatever is stored). */
 const linkable = (url: string) => /^https?:\/\//i.test(url);
@@ -125,6 +141,7 @@ export function prospectPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
               </p>`
             : ''
         }
+        ${newListForm(s, client)}
       </section>`;
     });
 
@@ -214,9 +231,74 @@ export function prospectPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
           ${list?.opportunity_type ? html`${list.opportunity_type} · ` : ''}${total}
           items${items.length < total ? html`, the ${items.length} newest shown` : ''}.
         </p>
-        ${sections}`,
+        ${addProspectForm(s, clientId!, listId)} ${sections}`,
       s,
     );
+  });
+
+  app.post('/console/prospects', async (c) => {
+    const s = await kit.session(c);
+    if (!s) return c.redirect('/console/sign-in', 303);
+    const form = await kit.form(c, s);
+    if (!form) return kit.refused(c, s);
+    const input: Record<string, unknown> = { client_id: form.client_id ?? '', name: form.name ?? '' };
+    const type = filled(form.opportunity_type);
+    if (type) input.opportunity_type = type;
+    let list: ListRow;
+    try {
+      list = (await kit.run(s, 'create_prospect_list', input, form.idempotency_key || undefined)) as unknown as ListRow;
+    } catch (err) {
+      return kit.failure(c, err, s);
+    }
+    return c.redirect(listHref(list.client_id, list.list_id), 303);
+  });
+
+  app.post('/console/prospects/:list_id/items', async (c) => {
+    const s = await kit.session(c);
+    if (!s) return c.redirect('/console/sign-in', 303);
+    const form = await kit.form(c, s);
+    if (!form) return kit.refused(c, s);
+    const listId = c.req.param('list_id');
+    const clientId = form.client_id ?? '';
+    const input: Record<string, unknown> = { client_id: clientId, list_id: listId, url: form.url ?? '' };
+    const targetName = filled(form.target_name);
+    if (targetName) input.target_name = targetName;
+    const status = filled(form.status);
+    if (status) input.status = status;
+    const notes = lf(form.notes ?? '');
+    if (notes.trim() !== '') input.notes = notes;
+    const contactPath = filled(form.contact_path);
+    if (contactPath) input.contact_path = contactPath;
+    let item: ItemRow;
+    try {
+      item = (await kit.run(s, 'save_prospect', input, form.idempotency_key || undefined)) as unknown as ItemRow;
+    } catch (err) {
+      return kit.failure(c, err, s);
+    }
+    // A URL already in the list (a canonical variant) answers that item: the page shows it, unchanged.
+    return c.redirect(`${listHref(clientId, listId)}#item-${encodeURIComponent(item.item_id)}`, 303);
+  });
+
+  // Registered before the item route: "delete" is never an item id (a UUID), but the order makes it certain.
+  app.post('/console/prospects/:list_id/items/delete', async (c) => {
+    const s = await kit.session(c);
+    if (!s) return c.redirect('/console/sign-in', 303);
+    const form = await kit.form(c, s);
+    if (!form) return kit.refused(c, s);
+    const listId = c.req.param('list_id');
+    const clientId = form.client_id ?? '';
+    try {
+      // The URL as the page wrote it: delete_prospect wants the exact saved URL (no trimming).
+      await kit.run(
+        s,
+        'delete_prospect',
+        { client_id: clientId, list_id: listId, url: form.url ?? '' },
+        form.idempotency_key || undefined,
+      );
+    } catch (err) {
+      return kit.failure(c, err, s);
+    }
+    return c.redirect(listHref(clientId, listId), 303);
   });
 
   app.post('/console/prospects/:list_id/items/:item_id', async (c) => {
@@ -272,5 +354,63 @@ function itemBlock(s: ConsoleSession, clientId: string, listId: string, item: It
       <textarea id="notes-${id}" name="notes" rows="3" cols="60" maxlength="10000">${item.notes ?? ''}</textarea>
       <button type="submit">Save</button>
     </form>
+    <form method="post" action="/console/prospects/${encodeURIComponent(listId)}/items/delete">
+      <input type="hidden" name="csrf" value="${s.csrf}" />
+      <input type="hidden" name="client_id" value="${clientId}" />
+      <input type="hidden" name="url" value="${item.url}" />
+      <input type="hidden" name="idempotency_key" value="${randomUUID()}" />
+      <button type="submit" aria-label="Delete ${title}">Delete</button>
+    </form>
   </article>`;
+}
+
+const options = (values: readonly string[], selected: string | undefined) =>
+  values.map((v) => html`<option value="${v}" ${v === selected ? 'selected' : ''}>${label(v)}</option>`);
+
+/** A client's "New list" form on the index, with the CSRF token and its own idempotency key. */
+function newListForm(s: ConsoleSession, client: ClientRow): Html {
+  const id = (field: string) => `new-list-${client.client_id}-${field}`;
+  return html`<details>
+    <summary>New list for ${client.name}</summary>
+    <form method="post" action="/console/prospects" autocomplete="off">
+      <input type="hidden" name="csrf" value="${s.csrf}" />
+      <input type="hidden" name="client_id" value="${client.client_id}" />
+      <input type="hidden" name="idempotency_key" value="${randomUUID()}" />
+      <label for="${id('name')}">List name</label>
+      <input id="${id('name')}" name="name" type="text" maxlength="200" required />
+      <label for="${id('type')}">Opportunity type <span class="muted">(optional, new items' default)</span></label>
+      <select id="${id('type')}" name="opportunity_type">
+        <option value="" selected>none</option>
+        ${options(OPPORTUNITY_TYPES, undefined)}
+      </select>
+      <button type="submit">Create the list</button>
+    </form>
+  </details>`;
+}
+
+/** The list's "Add a prospect" form (save_prospect), with the CSRF token and its own idempotency key. */
+function addProspectForm(s: ConsoleSession, clientId: string, listId: string): Html {
+  return html`<section aria-labelledby="add-prospect">
+    <h2 id="add-prospect">Add a prospect</h2>
+    <form method="post" action="/console/prospects/${encodeURIComponent(listId)}/items" autocomplete="off">
+      <input type="hidden" name="csrf" value="${s.csrf}" />
+      <input type="hidden" name="client_id" value="${clientId}" />
+      <input type="hidden" name="idempotency_key" value="${randomUUID()}" />
+      <label for="add-url">URL <span class="muted">(a public http(s) page)</span></label>
+      <input id="add-url" name="url" type="url" maxlength="${MAX_PROSPECT_URL_LENGTH}" required />
+      <label for="add-target-name"
+        >Target name <span class="muted">(optional: site, publication or person)</span></label
+      >
+      <input id="add-target-name" name="target_name" type="text" maxlength="200" />
+      <label for="add-status">Status</label>
+      <select id="add-status" name="status">
+        ${options(STATUSES, 'identified')}
+      </select>
+      <label for="add-notes">Notes <span class="muted">(optional)</span></label>
+      <textarea id="add-notes" name="notes" rows="3" cols="60" maxlength="10000"></textarea>
+      <label for="add-contact-path">Contact path <span class="muted">(optional, e.g. a contact page URL)</span></label>
+      <input id="add-contact-path" name="contact_path" type="text" maxlength="500" />
+      <button type="submit">Add</button>
+    </form>
+  </section>`;
 }

@@ -2,14 +2,20 @@
  * The tracker pages: the organisation's projects with their latest SPI, and a project's SPI, per-platform results
  * and its 90-day trend drawn server-side as an SVG line chart (one line per platform; a day without data breaks the
  * line, it is never drawn as a zero), with the points as a table below it.
+ *
+ * The actions: the list page's "New project" form (create_tracker_project) and the project page's "Scan now" button
+ * (start_tracker_scan), each run as the signed-in key. Every form carries the CSRF token and an idempotency key made
+ * when the page is rendered, so a double submit acts once.
  */
+import { randomUUID } from 'node:crypto';
 import { scaleLinear } from 'd3-scale';
 import { line } from 'd3-shape';
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
+import { PROJECT_LIMITS } from '../../../../engine/tracker/projects.ts';
 import { Platform } from '../../../../tools/tracker/schemas.ts';
 import type { HttpEnv } from '../../guards.ts';
-import type { ConsoleKit } from '../kit.ts';
+import type { ConsoleKit, ConsoleSession } from '../kit.ts';
 import type { Html } from '../layout.ts';
 
 const PLATFORMS = Platform.options;
@@ -17,6 +23,10 @@ type PlatformName = (typeof PLATFORMS)[number];
 
 const PROJECTS_PER_PAGE = 50;
 const TREND_DAYS = 90;
+/** Pages of clients (100 each) the "New project" form offers at most: each page costs one request of the key's limit. */
+const MAX_CLIENT_PAGES = 3;
+/** The run statuses in which a scan is still working (the project page refreshes itself). */
+const WORKING = new Set(['queued', 'running']);
 
 /** Line colours, mid-tones readable on the light and the dark background. */
 const COLOURS: Record<PlatformName, string> = {
@@ -40,6 +50,10 @@ interface ProjectRow {
   domain: string;
   query_count: number;
   platforms: PlatformName[];
+}
+interface ClientRow {
+  client_id: string;
+  name: string;
 }
 interface Scorecard {
   project_id: string;
@@ -130,11 +144,22 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     const offset = offsetOf(c.req.query('offset'));
     let projects: { data: ProjectRow[]; pagination: Pagination };
     let summary: { data: Scorecard[] };
+    const clients: ClientRow[] = [];
+    let moreClients = false;
     try {
       const page = { limit: PROJECTS_PER_PAGE, offset };
       projects = (await kit.run(s, 'list_tracker_projects', page)) as typeof projects;
       // The scorecards come in the same order and pages; joined by id all the same.
       summary = (await kit.run(s, 'get_tracker_summary', page)) as typeof summary;
+      for (let n = 0; n < MAX_CLIENT_PAGES; n++) {
+        const clientPage = (await kit.run(s, 'list_clients', { limit: 100, offset: n * 100 })) as {
+          data: ClientRow[];
+          pagination: { has_more: boolean };
+        };
+        clients.push(...clientPage.data);
+        moreClients = clientPage.pagination.has_more;
+        if (!moreClients) break;
+      }
     } catch (err) {
       return kit.failure(c, err, s);
     }
@@ -185,9 +210,41 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
               : ''
           }
           ${has_more ? html`<a href="/console/tracker?offset=${offset + PROJECTS_PER_PAGE}">Next</a>` : ''}
-        </p>`,
+        </p>
+        ${newProjectForm(s, clients, moreClients)}`,
       s,
     );
+  });
+
+  app.post('/console/tracker', async (c) => {
+    const s = await kit.session(c);
+    if (!s) return c.redirect('/console/sign-in', 303);
+    const form = await kit.form(c, s);
+    if (!form) return kit.refused(c, s);
+    let created: { project_id: string };
+    try {
+      created = (await kit.run(s, 'create_tracker_project', projectInput(form), form.idempotency_key || undefined)) as {
+        project_id: string;
+      };
+    } catch (err) {
+      return kit.failure(c, err, s);
+    }
+    return c.redirect(projectHref(created.project_id), 303);
+  });
+
+  app.post('/console/tracker/:project_id/scans', async (c) => {
+    const s = await kit.session(c);
+    if (!s) return c.redirect('/console/sign-in', 303);
+    const form = await kit.form(c, s);
+    if (!form) return kit.refused(c, s);
+    const id = c.req.param('project_id');
+    try {
+      await kit.run(s, 'start_tracker_scan', { project_id: id }, form.idempotency_key || undefined);
+    } catch (err) {
+      return kit.failure(c, err, s);
+    }
+    // The id was validated by the operation; encoded all the same.
+    return c.redirect(projectHref(id), 303);
   });
 
   app.get('/console/tracker/:project_id', async (c) => {
@@ -213,7 +270,8 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     return kit.render(
       c,
       project.name,
-      html`<p><a href="/console/tracker">All tracker projects</a></p>
+      html`${run && WORKING.has(run.status) ? html`<meta http-equiv="refresh" content="5" />` : ''}
+        <p><a href="/console/tracker">All tracker projects</a></p>
         <h1>${project.name}</h1>
         <p class="muted">
           ${project.domain} · ${project.query_count} ${project.query_kind} · ${project.platforms.join(', ')} ·
@@ -234,6 +292,14 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
               </p>`
             : html`<p class="muted">Never scanned.</p>`
         }
+        <form method="post" action="${projectHref(project.project_id)}/scans">
+          <input type="hidden" name="csrf" value="${s.csrf}" />
+          <input type="hidden" name="idempotency_key" value="${randomUUID()}" />
+          <button type="submit">Scan now</button>
+          <span class="muted">
+            (1 usage unit per query and platform measured: up to ${project.query_count * project.platforms.length})
+          </span>
+        </form>
         ${
           missing.length
             ? html`<p>Platforms without data (missing, not zero):</p>
@@ -248,6 +314,105 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       s,
     );
   });
+}
+
+const projectHref = (id: string) => `/console/tracker/${encodeURIComponent(id)}`;
+
+/** The non-blank lines of a textarea, trimmed (browsers send CRLF). */
+const lines = (text: string | undefined) =>
+  (text ?? '')
+    .split(/\r\n?|\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+
+/**
+ * create_tracker_project's input from the form: the client, name, domain and queries always (the operation says
+ * when one is missing or wrong), the optional fields only when filled in, so the operation's defaults apply
+ * (keywords, organic, no location, en). Platforms come as one checkbox each (`platform_<name>`); none checked sends
+ * none, which is the default (organic).
+ */
+function projectInput(form: Record<string, string>): Record<string, unknown> {
+  const input: Record<string, unknown> = {
+    client_id: form.client_id ?? '',
+    name: form.name ?? '',
+    domain: form.domain ?? '',
+    queries: lines(form.queries),
+  };
+  const brands = lines(form.brand_names);
+  if (brands.length) input.brand_names = brands;
+  const kind = form.query_kind?.trim();
+  if (kind) input.query_kind = kind;
+  const platforms = PLATFORMS.filter((p) => form[`platform_${p}`] !== undefined);
+  if (platforms.length) input.platforms = platforms;
+  const location = form.location?.trim();
+  if (location) input.location = location;
+  const language = form.language?.trim();
+  if (language) input.language = language;
+  return input;
+}
+
+/** The "New project" form, with the CSRF token and its own idempotency key (a double submit creates one project). */
+function newProjectForm(s: ConsoleSession, clients: readonly ClientRow[], moreClients: boolean): Html {
+  if (clients.length === 0)
+    return html`<section aria-labelledby="new-project">
+      <h2 id="new-project">New project</h2>
+      <p class="muted">No clients yet: create one to track its visibility.</p>
+    </section>`;
+  return html`<section aria-labelledby="new-project">
+    <h2 id="new-project">New project</h2>
+    ${moreClients ? html`<p class="muted">The form offers the ${clients.length} newest clients.</p>` : ''}
+    <p class="muted">Nothing is measured or charged until the project's "Scan now".</p>
+    <form method="post" action="/console/tracker" autocomplete="off">
+      <input type="hidden" name="csrf" value="${s.csrf}" />
+      <input type="hidden" name="idempotency_key" value="${randomUUID()}" />
+      <label for="new-project-name">Name</label>
+      <input id="new-project-name" name="name" type="text" maxlength="${PROJECT_LIMITS.name}" required />
+      <label for="new-project-client">Client</label>
+      <select id="new-project-client" name="client_id" required>
+        ${clients.map((cl) => html`<option value="${cl.client_id}">${cl.name}</option>`)}
+      </select>
+      <label for="new-project-domain">Domain <span class="muted">(e.g. example.com; subdomains count too)</span></label>
+      <input id="new-project-domain" name="domain" type="text" maxlength="253" required />
+      <label for="new-project-brand-names">
+        Brand names, one a line <span class="muted">(optional; the domain always counts as a mention)</span>
+      </label>
+      <textarea id="new-project-brand-names" name="brand_names" rows="3" cols="60"></textarea>
+      <label for="new-project-query-kind">Queries are</label>
+      <select id="new-project-query-kind" name="query_kind">
+        <option value="keywords" selected>keywords (search terms)</option>
+        <option value="prompts">prompts (questions for AI platforms)</option>
+      </select>
+      <label for="new-project-queries">
+        Queries, one a line
+        <span class="muted">
+          (1 to ${PROJECT_LIMITS.queries}, ≤ ${PROJECT_LIMITS.queryLength} characters each; a scan costs 1 unit per
+          query and platform)
+        </span>
+      </label>
+      <textarea id="new-project-queries" name="queries" rows="6" cols="60" required></textarea>
+      <fieldset>
+        <legend>Platforms <span class="muted">(none checked: organic)</span></legend>
+        ${PLATFORMS.map(
+          (p) =>
+            html`<label for="new-project-platform-${p}">
+              <input
+                id="new-project-platform-${p}"
+                name="platform_${p}"
+                type="checkbox"
+                value="${p}"
+                ${p === 'organic' ? 'checked' : ''}
+              />
+              ${p}
+            </label>`,
+        )}
+      </fieldset>
+      <label for="new-project-location">Location <span class="muted">(optional, e.g. Austin, TX)</span></label>
+      <input id="new-project-location" name="location" type="text" maxlength="200" />
+      <label for="new-project-language">Language <span class="muted">(optional, default en)</span></label>
+      <input id="new-project-language" name="language" type="text" maxlength="12" placeholder="en" />
+      <button type="submit">Create the project</button>
+    </form>
+  </section>`;
 }
 
 function platformSection(p: PlatformResults): Html {
