@@ -164,10 +164,13 @@ describe.skipIf(!browserPath)('the web console in a real browser', () => {
     const list = await visit(listPath, 'prospect-list');
     expect(list).toContain(`Blog ${BREAKOUT}`);
     // The notes are the value of the item's textarea: text, not markup.
-    expect(await page.$eval('textarea[name=notes]', (el) => (el as unknown as { value: string }).value)).toBe(
-      `Asked ${SCRIPT} ${BREAKOUT}`,
-    );
-    await page.select('select[name=status]', 'contacted');
+    expect(
+      await page.$eval(
+        `form[action$="/items/${ids.item}"] textarea[name=notes]`,
+        (el) => (el as unknown as { value: string }).value,
+      ),
+    ).toBe(`Asked ${SCRIPT} ${BREAKOUT}`);
+    await page.select(`form[action$="/items/${ids.item}"] select[name=status]`, 'contacted');
     await Promise.all([page.waitForNavigation(), page.click(`form[action$="/items/${ids.item}"] button[type=submit]`)]);
     await check('prospect-list-after');
     const items = await caller(t, a.key).items(a.clientId, ids.list, { limit: 10 });
