@@ -27,6 +27,15 @@ export interface ConsoleSession {
 
 export type Status = 200 | 400 | 401 | 403 | 404 | 409 | 429;
 
+/** A client as a form's client `<select>` offers it. */
+export interface ClientOption {
+  client_id: string;
+  name: string;
+}
+
+/** Pages of clients (100 each) a form offers at most: each page costs one request of the key's limit. */
+const MAX_CLIENT_PAGES = 3;
+
 export function createKit(deps: { engine: Engine; operations: readonly AnyOperation[] }) {
   const { engine } = deps;
   const byName = new Map(deps.operations.map((o) => [o.name, o]));
@@ -107,7 +116,23 @@ export function createKit(deps: { engine: Engine; operations: readonly AnyOperat
   const refused = (c: Context<HttpEnv>, s: ConsoleSession) =>
     render(c, 'Refused', html`<p class="error" role="alert">The form is stale; reload the page.</p>`, s, 403);
 
-  return { session, run, render, failure, form, refused, engine };
+  /** The organisation's clients for a form's client `<select>` (newest first, up to 300), and whether there are more. */
+  async function clientsForForms(s: ConsoleSession): Promise<{ clients: ClientOption[]; more: boolean }> {
+    const clients: ClientOption[] = [];
+    let more = false;
+    for (let n = 0; n < MAX_CLIENT_PAGES; n++) {
+      const page = (await run(s, 'list_clients', { limit: 100, offset: n * 100 })) as unknown as {
+        data: ClientOption[];
+        pagination: { has_more: boolean };
+      };
+      clients.push(...page.data);
+      more = page.pagination.has_more;
+      if (!more) break;
+    }
+    return { clients, more };
+  }
+
+  return { session, run, render, failure, form, refused, clientsForForms, engine };
 }
 
 export type ConsoleKit = ReturnType<typeof createKit>;

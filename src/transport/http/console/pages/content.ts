@@ -107,9 +107,6 @@ interface ClientRow {
   name: string;
 }
 
-/** Pages of clients (100 each) the create forms offer at most: each page costs one request of the key's limit. */
-const MAX_CLIENT_PAGES = 3;
-
 /** The statuses in which the pipeline is still moving the job (its page refreshes itself). */
 const WORKING = new Set(['queued', 'researching', 'generating_draft']);
 
@@ -415,15 +412,9 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     let moreClients = false;
     try {
       list = (await kit.run(s, 'list_content_jobs', input)) as typeof list;
-      for (let n = 0; n < MAX_CLIENT_PAGES; n++) {
-        const page = (await kit.run(s, 'list_clients', { limit: 100, offset: n * 100 })) as {
-          data: ClientRow[];
-          pagination: { has_more: boolean };
-        };
-        clients.push(...page.data);
-        moreClients = page.pagination.has_more;
-        if (!moreClients) break;
-      }
+      const offered = await kit.clientsForForms(s);
+      clients.push(...offered.clients);
+      moreClients = offered.more;
     } catch (err) {
       return kit.failure(c, err, s);
     }

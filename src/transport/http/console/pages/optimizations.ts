@@ -102,11 +102,6 @@ interface ClientRow {
   name: string;
 }
 
-interface ClientPage {
-  data: ClientRow[];
-  pagination: { has_more: boolean };
-}
-
 interface Listing {
   data: OptimizationRow[];
   pagination: { limit: number; offset: number; total: number; has_more: boolean };
@@ -114,8 +109,6 @@ interface Listing {
 
 const STATUSES = ['queued', 'running', 'complete', 'failed'] as const;
 const FORMATS = ['markdown', 'html', 'text'] as const;
-/** The start form offers at most this many pages of 100 clients (newest first). */
-const MAX_CLIENT_PAGES = 3;
 
 /** One decimal, as the score is reported. */
 const score1 = (n: number) => Math.round(n * 10) / 10;
@@ -371,19 +364,6 @@ function queryOf(c: Context<HttpEnv>, names: readonly string[]): Record<string, 
   return out;
 }
 
-/** The clients the start form offers (newest first), and whether there are more than it shows. */
-async function clientsOf(kit: ConsoleKit, s: ConsoleSession): Promise<{ clients: ClientRow[]; more: boolean }> {
-  const clients: ClientRow[] = [];
-  let more = false;
-  for (let n = 0; n < MAX_CLIENT_PAGES; n++) {
-    const page = (await kit.run(s, 'list_clients', { limit: 100, offset: n * 100 })) as unknown as ClientPage;
-    clients.push(...page.data);
-    more = page.pagination.has_more;
-    if (!more) break;
-  }
-  return { clients, more };
-}
-
 /**
  * "Optimize a page": start_optimization's url, keyword, client and language, with the CSRF token and an idempotency
  * key of its own made now (a double submit of this form starts one optimization).
@@ -496,7 +476,7 @@ export function optimizationPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     let clients: { clients: ClientRow[]; more: boolean };
     try {
       list = (await kit.run(s, 'list_optimizations', { ...filters, ...paging })) as unknown as Listing;
-      clients = await clientsOf(kit, s);
+      clients = await kit.clientsForForms(s);
     } catch (err) {
       return kit.failure(c, err, s);
     }

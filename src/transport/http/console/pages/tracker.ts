@@ -23,8 +23,6 @@ type PlatformName = (typeof PLATFORMS)[number];
 
 const PROJECTS_PER_PAGE = 50;
 const TREND_DAYS = 90;
-/** Pages of clients (100 each) the "New project" form offers at most: each page costs one request of the key's limit. */
-const MAX_CLIENT_PAGES = 3;
 /** The run statuses in which a scan is still working (the project page refreshes itself). */
 const WORKING = new Set(['queued', 'running']);
 
@@ -151,15 +149,9 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       projects = (await kit.run(s, 'list_tracker_projects', page)) as typeof projects;
       // The scorecards come in the same order and pages; joined by id all the same.
       summary = (await kit.run(s, 'get_tracker_summary', page)) as typeof summary;
-      for (let n = 0; n < MAX_CLIENT_PAGES; n++) {
-        const clientPage = (await kit.run(s, 'list_clients', { limit: 100, offset: n * 100 })) as {
-          data: ClientRow[];
-          pagination: { has_more: boolean };
-        };
-        clients.push(...clientPage.data);
-        moreClients = clientPage.pagination.has_more;
-        if (!moreClients) break;
-      }
+      const offered = await kit.clientsForForms(s);
+      clients.push(...offered.clients);
+      moreClients = offered.more;
     } catch (err) {
       return kit.failure(c, err, s);
     }
