@@ -94,16 +94,19 @@ const definitionCache = new WeakMap<readonly AnyOperation[], Record<Era, Tool[]>
 export function toolDefinitions(operations: readonly AnyOperation[], era: Era): Tool[] {
   const cached = definitionCache.get(operations)?.[era];
   if (cached) return cached;
-  const tools = operations.map((op) => ({
-    name: op.name,
-    title: op.title,
-    description: op.description,
-    inputSchema: compactInputSchema(jsonSchema(toolInputSchema(op), 'input')) as Tool['inputSchema'],
-    outputSchema: outputSchemaOf(op),
-    annotations: op.annotations,
-    ...(op.task && era === 'legacy' ? { execution: { taskSupport: 'optional' as const } } : {}),
-    ...(appMetaFor(op.name) ? { _meta: appMetaFor(op.name) } : {}),
-  }));
+  const tools = operations.map((op) => {
+    const app = appMetaFor(op.name);
+    return {
+      name: op.name,
+      title: op.title,
+      description: op.description,
+      inputSchema: compactInputSchema(jsonSchema(toolInputSchema(op), 'input')) as Tool['inputSchema'],
+      outputSchema: outputSchemaOf(op),
+      annotations: op.annotations,
+      ...(op.task && era === 'legacy' ? { execution: { taskSupport: 'optional' as const } } : {}),
+      ...(app ? { _meta: app } : {}),
+    };
+  });
   // JSON Schema generation is the costly part of opening a session; every session of a process lists the same tools.
   definitionCache.set(operations, { ...definitionCache.get(operations)!, [era]: tools });
   return tools;

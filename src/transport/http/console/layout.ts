@@ -23,6 +23,15 @@ button { padding: 6px 12px; margin-top: 8px; }
 a:focus, button:focus, input:focus { outline: 2px solid var(--accent); outline-offset: 2px; }
 `;
 
+/** A table's header row: one `<th scope="col">` per column name. */
+export function columns(...names: string[]): Html {
+  return html`<thead>
+    <tr>
+      ${names.map((n) => html`<th scope="col">${n}</th>`)}
+    </tr>
+  </thead>`;
+}
+
 /** A console page: the header (navigation and sign-out when signed in) and the content. */
 export function page(title: string, content: Html, session: { csrf: string } | null = null): Html {
   return html`<!doctype html>

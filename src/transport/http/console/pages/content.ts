@@ -19,7 +19,7 @@ import { JOB_STATUSES } from '../../../../tools/content/list-content-jobs.ts';
 import { LIST_KINDS } from '../../../../tools/content/schemas.ts';
 import type { HttpEnv } from '../../guards.ts';
 import type { ConsoleKit, ConsoleSession } from '../kit.ts';
-import type { Html } from '../layout.ts';
+import { columns, type Html } from '../layout.ts';
 
 interface Progress {
   stage: string;
@@ -457,15 +457,7 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
                 <caption class="muted">
                   ${offset + 1}–${offset + list.data.length} of ${total}, newest first
                 </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">topic</th>
-                    <th scope="col">kind</th>
-                    <th scope="col">status</th>
-                    <th scope="col">stage</th>
-                    <th scope="col">created</th>
-                  </tr>
-                </thead>
+                ${columns('topic', 'kind', 'status', 'stage', 'created')}
                 <tbody>
                   ${rows}
                 </tbody>

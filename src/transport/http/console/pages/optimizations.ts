@@ -12,7 +12,7 @@ import type { Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import type { HttpEnv } from '../../guards.ts';
 import type { ConsoleKit, ConsoleSession } from '../kit.ts';
-import type { Html } from '../layout.ts';
+import { columns, type Html } from '../layout.ts';
 
 interface Recommendation {
   id: string;
@@ -139,12 +139,7 @@ function categoryBars(categories: Record<string, number>): Html {
   });
   return html`<h2>Categories</h2>
     <table>
-      <thead>
-        <tr>
-          <th scope="col">category</th>
-          <th scope="col">earned</th>
-        </tr>
-      </thead>
+      ${columns('category', 'earned')}
       <tbody>
         ${rows}
       </tbody>
@@ -158,13 +153,7 @@ function recommendationTable(recommendations: readonly Recommendation[]): Html {
   const sorted = [...recommendations].sort((a, b) => b.points - a.points);
   return html`<h2>Recommendations</h2>
     <table>
-      <thead>
-        <tr>
-          <th scope="col">priority</th>
-          <th scope="col">points</th>
-          <th scope="col">recommendation</th>
-        </tr>
-      </thead>
+      ${columns('priority', 'points', 'recommendation')}
       <tbody>
         ${sorted.map(
           (r) =>
@@ -184,15 +173,7 @@ function termTable(terms: readonly Term[]): Html {
       <p class="muted">No terms.</p>`;
   return html`<h2>Terms</h2>
     <table>
-      <thead>
-        <tr>
-          <th scope="col">term</th>
-          <th scope="col">status</th>
-          <th scope="col">on the page</th>
-          <th scope="col">competitors p25–p75</th>
-          <th scope="col">competitor pages</th>
-        </tr>
-      </thead>
+      ${columns('term', 'status', 'on the page', 'competitors p25–p75', 'competitor pages')}
       <tbody>
         ${terms.map(
           (e) =>
@@ -212,15 +193,7 @@ function competitorTables(competitors: readonly Competitor[], excluded: readonly
   const pos = (p: number | null) => (p === null ? '–' : p);
   return html`<h2>Competitors</h2>
     <table>
-      <thead>
-        <tr>
-          <th scope="col">position</th>
-          <th scope="col">title</th>
-          <th scope="col">url</th>
-          <th scope="col">words</th>
-          <th scope="col">score</th>
-        </tr>
-      </thead>
+      ${columns('position', 'title', 'url', 'words', 'score')}
       <tbody>
         ${competitors.map(
           (x) =>
@@ -239,14 +212,7 @@ function competitorTables(competitors: readonly Competitor[], excluded: readonly
         ? ''
         : html`<h2>Not counted</h2>
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">position</th>
-                  <th scope="col">url</th>
-                  <th scope="col">reason</th>
-                  <th scope="col">detail</th>
-                </tr>
-              </thead>
+              ${columns('position', 'url', 'reason', 'detail')}
               <tbody>
                 ${excluded.map(
                   (x) =>
@@ -446,15 +412,7 @@ function listBody(list: Listing, filters: Record<string, string>): Html {
             <caption class="muted">
               ${offset + 1}–${offset + list.data.length} of ${total}, newest first
             </caption>
-            <thead>
-              <tr>
-                <th scope="col">keyword</th>
-                <th scope="col">url</th>
-                <th scope="col">status</th>
-                <th scope="col">score</th>
-                <th scope="col">created</th>
-              </tr>
-            </thead>
+            ${columns('keyword', 'url', 'status', 'score', 'created')}
             <tbody>
               ${rows}
             </tbody>

@@ -16,7 +16,7 @@ import { PROJECT_LIMITS } from '../../../../engine/tracker/projects.ts';
 import { Platform } from '../../../../tools/tracker/schemas.ts';
 import type { HttpEnv } from '../../guards.ts';
 import type { ConsoleKit, ConsoleSession } from '../kit.ts';
-import type { Html } from '../layout.ts';
+import { columns, type Html } from '../layout.ts';
 
 const PLATFORMS = Platform.options;
 type PlatformName = (typeof PLATFORMS)[number];
@@ -180,16 +180,7 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
                   Projects ${offset + 1}–${offset + projects.data.length} of ${total}; SPI (Search Presence Index,
                   0-100) of each platform's latest measurement
                 </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">project</th>
-                    <th scope="col">domain</th>
-                    <th scope="col">queries</th>
-                    <th scope="col">platforms</th>
-                    <th scope="col">SPI</th>
-                    <th scope="col">last measured</th>
-                  </tr>
-                </thead>
+                ${columns('project', 'domain', 'queries', 'platforms', 'SPI', 'last measured')}
                 <tbody>
                   ${rows}
                 </tbody>
@@ -431,17 +422,7 @@ function platformSection(p: PlatformResults): Html {
       ${d.average_position ?? '–'}${p.error ? html`; ${p.error}` : ''}
     </p>
     <table>
-      <thead>
-        <tr>
-          <th scope="col">query</th>
-          <th scope="col">status</th>
-          <th scope="col">position</th>
-          <th scope="col">mentioned</th>
-          <th scope="col">cited</th>
-          <th scope="col">cited URLs</th>
-          <th scope="col">error</th>
-        </tr>
-      </thead>
+      ${columns('query', 'status', 'position', 'mentioned', 'cited', 'cited URLs', 'error')}
       <tbody>
         ${rows}
       </tbody>

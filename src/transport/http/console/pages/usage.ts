@@ -2,6 +2,7 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { HttpEnv } from '../../guards.ts';
+import { columns } from '../layout.ts';
 import type { ConsoleKit } from '../kit.ts';
 
 interface UsageWindow {
@@ -45,16 +46,7 @@ export function usagePages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
           <caption class="muted">
             Units in each pooled window
           </caption>
-          <thead>
-            <tr>
-              <th scope="col">window</th>
-              <th scope="col">charged</th>
-              <th scope="col">reserved</th>
-              <th scope="col">limit</th>
-              <th scope="col">free</th>
-              <th scope="col">room again at</th>
-            </tr>
-          </thead>
+          ${columns('window', 'charged', 'reserved', 'limit', 'free', 'room again at')}
           <tbody>
             ${rows}
           </tbody>
