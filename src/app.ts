@@ -17,7 +17,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { assertHealthyDatabase, openDatabase, type OpenedDatabase } from './store/db.ts';
 import { migrateToLatest } from './store/migrations/index.ts';
 import { createEngine, type Engine } from './engine/engine.ts';
-import { buildProviders } from './compose.ts';
+import { buildOAuth, buildProviders } from './compose.ts';
 import type { Pipeline } from './engine/runner/types.ts';
 import { OPERATIONS } from './tools/registry.ts';
 import type { AnyOperation } from './tools/define.ts';
@@ -132,6 +132,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   if (applied.length) logger.info({ applied }, 'migrations applied');
 
   const built = buildProviders(config, { clock });
+  const oauth = buildOAuth(config, { db: database.db, clock });
   const engine = createEngine({
     providers: built.providers,
     db: database.db,
@@ -198,9 +199,13 @@ export async function createApp(options: AppOptions): Promise<App> {
       let hostSet: ReadonlySet<string> | null | undefined;
       let originSet: ReadonlySet<string> | undefined;
       const computeHosts = (): ReadonlySet<string> | null => {
+        // The public URL's host is this server's name too (a proxy in front passes it on).
+        const publicHost = config.AGENT_API_PUBLIC_URL ? [new URL(config.AGENT_API_PUBLIC_URL).host] : [];
         if (config.AGENT_API_ALLOWED_HOSTS.length)
-          return new Set(config.AGENT_API_ALLOWED_HOSTS.map((h) => h.toLowerCase()));
-        return isLoopbackHost(boundHost) ? new Set(loopbackNames(boundHost, boundPort).hosts) : null;
+          return new Set([...config.AGENT_API_ALLOWED_HOSTS.map((h) => h.toLowerCase()), ...publicHost]);
+        return isLoopbackHost(boundHost)
+          ? new Set([...loopbackNames(boundHost, boundPort).hosts, ...publicHost])
+          : null;
       };
       http = createHttpApp({
         engine,
@@ -210,6 +215,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         trustedProxies: config.AGENT_API_TRUSTED_PROXIES,
         toolsets: config.AGENT_API_TOOLSETS,
         textMode: config.AGENT_API_MCP_TEXT,
+        oauth,
         mcpLimits: {
           maxSessionsPerKey: config.AGENT_API_MCP_MAX_SESSIONS_PER_KEY,
           maxSessions: config.AGENT_API_MCP_MAX_SESSIONS,
@@ -223,6 +229,7 @@ export async function createApp(options: AppOptions): Promise<App> {
             (originSet ??= new Set([
               ...loopbackNames(boundHost, boundPort).origins,
               ...config.AGENT_API_ALLOWED_ORIGINS.map((o) => o.toLowerCase()),
+              ...(config.AGENT_API_PUBLIC_URL ? [new URL(config.AGENT_API_PUBLIC_URL).origin] : []),
             ])),
         },
       });
@@ -323,7 +330,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (server) await drainHttp(server, graceMs);
       else await http?.mcp.close();
       await engine.runner.stop(graceMs);
-      await built.close();
+      await Promise.all([built.close(), oauth.close()]);
       await database.close();
     },
   };

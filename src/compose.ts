@@ -1,5 +1,11 @@
 import type { Clock } from './clock.ts';
-import { SAMPLE_ARCHIVE_PATH, type Config } from './config.ts';
+import { readFileSync } from 'node:fs';
+import { oauthMode, SAMPLE_ARCHIVE_PATH, type Config } from './config.ts';
+import type { Db } from './store/db.ts';
+import { createClientDirectory } from './engine/oauth/clients.ts';
+import { createExternalIssuer } from './engine/oauth/external-issuer.ts';
+import type { OAuthServices } from './engine/oauth/services.ts';
+import { createTokenService } from './engine/oauth/tokens.ts';
 import type { EngineProviders } from './engine/providers.ts';
 import { extract } from './engine/analysis/extract/index.ts';
 import pkg from '../package.json' with { type: 'json' };
@@ -23,7 +29,7 @@ export function buildProviders(
     path: config.AGENT_API_WEB_ARCHIVE || SAMPLE_ARCHIVE_PATH,
     indexDir: config.AGENT_API_ARCHIVE_INDEX_DIR ?? defaultIndexDir(config.AGENT_API_DB),
   });
-  const live = createSafeFetcher({ allow, clock: deps.clock });
+  const live = createSafeFetcher({ allow, clock: deps.clock, extraCa: extraCa(config) });
   const fetcher = createArchiveFetcher({ archive, fallback: live, offline: config.AGENT_API_OFFLINE });
   const archiveSearch = createArchiveSearch({
     archive,
@@ -50,5 +56,69 @@ export function buildProviders(
     close: async () => {
       await Promise.all([live.close(), archiveSearch.close(), archive.close()]);
     },
+  };
+}
+
+/** The test-only extra CA of the SSRF-safe fetcher (AGENT_API_TEST_FETCH_CA), read once. */
+function extraCa(config: Config): string | undefined {
+  return config.AGENT_API_TEST_FETCH_CA ? readFileSync(config.AGENT_API_TEST_FETCH_CA, 'utf8') : undefined;
+}
+
+/** Bytes a client ID metadata document or an identity provider's metadata or key set may take. */
+const OAUTH_DOCUMENT_BYTES = 64 * 1024;
+
+/**
+ * Part of the composition root: OAuth for remote MCP clients (docs/oauth.md). Client metadata documents and the
+ * external issuer's metadata and keys are fetched through their own SSRF-safe fetcher: small bodies, no redirects.
+ * The external issuer is held to the same rules: it must be at a public address (tests list theirs as loopback).
+ */
+export function buildOAuth(config: Config, deps: { db: Db; clock: Clock }): OAuthServices {
+  const mode = oauthMode(config);
+  const base = { mode, publicUrl: config.AGENT_API_PUBLIC_URL ?? null };
+  if (mode === 'off')
+    return { ...base, clients: null, tokens: null, external: null, externalAudience: null, close: async () => {} };
+  const fetcher = createSafeFetcher({
+    allow: parseAllowList(config.AGENT_API_TEST_FETCH_ALLOW),
+    clock: deps.clock,
+    extraCa: extraCa(config),
+    maxBytes: OAUTH_DOCUMENT_BYTES,
+    maxRedirects: 0,
+    userAgent: `agent-api/${pkg.version} (OAuth)`,
+  });
+  const close = () => fetcher.close();
+  if (mode === 'external') {
+    const external = createExternalIssuer(
+      {
+        issuer: config.AGENT_API_OAUTH_ISSUER!,
+        audience: config.AGENT_API_OAUTH_AUDIENCE ?? `${config.AGENT_API_PUBLIC_URL}/mcp`,
+        orgClaim: config.AGENT_API_OAUTH_ORG_CLAIM,
+        scopePrefix: config.AGENT_API_OAUTH_SCOPE_PREFIX,
+        jwksUrl: config.AGENT_API_OAUTH_JWKS_URL,
+      },
+      {
+        clock: deps.clock,
+        fetchJson: async (url) => {
+          const page = await fetcher.fetch(url);
+          if (page.status !== 200) throw new Error(`${url} answered HTTP ${page.status}`);
+          return JSON.parse(page.body) as unknown;
+        },
+      },
+    );
+    return { ...base, clients: null, tokens: null, external, externalAudience: null, close };
+  }
+  return {
+    ...base,
+    clients: createClientDirectory({ db: deps.db, clock: deps.clock, fetchDocument: (url) => fetcher.fetch(url) }),
+    tokens: createTokenService({
+      db: deps.db,
+      clock: deps.clock,
+      lifetimes: {
+        accessMs: config.AGENT_API_OAUTH_ACCESS_TTL_SECONDS * 1000,
+        refreshMs: config.AGENT_API_OAUTH_REFRESH_TTL_SECONDS * 1000,
+      },
+    }),
+    external: null,
+    externalAudience: null,
+    close,
   };
 }

@@ -79,6 +79,32 @@ export const ConfigSchema = z.object({
   /** The text of an MCP tool result: a short summary of its structured content (default), or that content as JSON. */
   AGENT_API_MCP_TEXT: z.enum(['summary', 'json']).default('summary'),
   AGENT_API_IDEMPOTENCY_TTL_HOURS: int(24, 24, 24 * 365),
+  /**
+   * The URL clients reach this server at (behind a TLS proxy: `https://seo.example.com`); it is the OAuth issuer and
+   * resource. Unset: `http://<Host header>`, which suits loopback use only.
+   */
+  AGENT_API_PUBLIC_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u) && !/[?#]/.test(u), 'must be an http(s) URL without query or fragment')
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  /** OAuth for remote MCP clients: the built-in authorization server, an external issuer's JWTs, or off (keys only). */
+  AGENT_API_OAUTH: z.enum(['builtin', 'external', 'off']).optional(),
+  AGENT_API_OAUTH_ACCESS_TTL_SECONDS: int(3_600, 60, 86_400),
+  AGENT_API_OAUTH_REFRESH_TTL_SECONDS: int(30 * 86_400, 3_600, 365 * 86_400),
+  /** External mode: the identity provider's issuer URL; its metadata names the JWKS. */
+  AGENT_API_OAUTH_ISSUER: z.string().url().optional(),
+  /** External mode: the `aud` the provider's tokens carry for this server; unset: the public URL plus `/mcp`. */
+  AGENT_API_OAUTH_AUDIENCE: z.string().min(1).optional(),
+  /** External mode: the claim holding the organisation id. */
+  AGENT_API_OAUTH_ORG_CLAIM: z.string().min(1).default('agent_api_org'),
+  /** External mode: a prefix the provider puts before this server's scope names (`agent-api:`), stripped. */
+  AGENT_API_OAUTH_SCOPE_PREFIX: z.string().default(''),
+  /** External mode: the JWKS URL, when the issuer's metadata does not name it. */
+  AGENT_API_OAUTH_JWKS_URL: z.string().url().optional(),
+  /** A PEM file of certificates the SSRF-safe fetcher trusts besides the system's; for loopback tests only. */
+  AGENT_API_TEST_FETCH_CA: z.string().min(1).optional(),
   SERP_PROVIDER: z.enum(['archive', 'dataforseo', 'serpapi']).default('archive'),
   DATAFORSEO_LOGIN: z.string().optional(),
   DATAFORSEO_PASSWORD: z.string().optional(),
@@ -116,5 +142,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'Invalid configuration:\n  AGENT_API_HEADERS_TIMEOUT_MS: must not exceed AGENT_API_REQUEST_TIMEOUT_MS (or set that to 0)',
     );
   }
-  return Object.freeze(c);
+  const oauth = c.AGENT_API_OAUTH ?? (c.AGENT_API_OAUTH_ISSUER ? 'external' : 'builtin');
+  if (oauth === 'external' && !c.AGENT_API_OAUTH_ISSUER)
+    throw new Error('Invalid configuration:\n  AGENT_API_OAUTH_ISSUER: required when AGENT_API_OAUTH=external');
+  if (oauth === 'external' && !c.AGENT_API_OAUTH_AUDIENCE && !c.AGENT_API_PUBLIC_URL)
+    throw new Error(
+      'Invalid configuration:\n  AGENT_API_OAUTH_AUDIENCE: required in external mode unless AGENT_API_PUBLIC_URL is set',
+    );
+  return Object.freeze({ ...c, AGENT_API_OAUTH: oauth });
+}
+
+/** Which OAuth a configuration serves (loadConfig settles it; a hand-built config defaults the same way). */
+export function oauthMode(config: Config): 'builtin' | 'external' | 'off' {
+  return config.AGENT_API_OAUTH ?? (config.AGENT_API_OAUTH_ISSUER ? 'external' : 'builtin');
 }

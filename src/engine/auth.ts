@@ -15,6 +15,8 @@ export interface Principal {
   plan: Plan;
   subscriptionActive: boolean;
   ratePerMinute: number;
+  /** How the caller authenticated: an API key (absent) or an OAuth access token (docs/oauth.md). */
+  via?: 'oauth';
 }
 
 const unauthorized = () => new ApiError('unauthorized', 'A valid API key is required.');

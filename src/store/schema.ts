@@ -368,11 +368,70 @@ export interface ConsoleSessionsTable {
   expires_at: number;
 }
 
+/** An OAuth client (docs/oauth.md): registered (RFC 7591) or a cached client ID metadata document. */
+export interface OAuthClientsTable {
+  client_id: string;
+  kind: 'registered' | 'metadata_document';
+  /** SHA-256 of a registered confidential client's secret, hex; null for public clients. */
+  secret_hash: string | null;
+  /** The client's metadata (redirect_uris, client_name, token_endpoint_auth_method, ...), JSON. */
+  metadata: string;
+  created_at: number;
+  /** A metadata document's cache expiry; null for registered clients. */
+  expires_at: number | null;
+}
+
+/** One approval at the consent page: the family of every token issued from it. */
+export interface OAuthGrantsTable {
+  id: string;
+  client_id: string;
+  /** The approving key's hash: its revocation or expiry ends the grant's tokens. */
+  key_hash: string;
+  org_id: string;
+  /** The granted scopes, JSON array. */
+  scopes: string;
+  /** The resource (audience) the tokens are for. */
+  resource: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface OAuthCodesTable {
+  code_hash: string;
+  client_id: string;
+  redirect_uri: string;
+  /** The PKCE S256 challenge. */
+  code_challenge: string;
+  key_hash: string;
+  org_id: string;
+  scopes: string;
+  resource: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  grant_id: string | null;
+}
+
+export interface OAuthTokensTable {
+  token_hash: string;
+  grant_id: string;
+  kind: 'access' | 'refresh';
+  created_at: number;
+  expires_at: number;
+  /** Narrower scopes than the grant's, JSON array; null: the grant's. */
+  scopes: string | null;
+  used_at: number | null;
+}
+
 export interface DB {
   organisations: OrganisationsTable;
   clients: ClientsTable;
   api_keys: ApiKeysTable;
   console_sessions: ConsoleSessionsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
   idempotency_keys: IdempotencyKeysTable;
   usage_ledger: UsageLedgerTable;
   runs: RunsTable;

@@ -66,9 +66,14 @@ describe('authentication, scopes and tenancy (docs/reliability.md A)', () => {
       await t.request('GET', '/usage', { headers: { authorization: 'Basic dXNlcjpwYXNz' } }),
       await mcpInitialize(t),
     ];
-    for (const r of responses) {
+    for (const [i, r] of responses.entries()) {
       expect(r.status).toBe(401);
-      expect(r.headers.get('www-authenticate')).toBe('Bearer');
+      // MCP's challenge also points to the resource metadata (docs/oauth.md); REST's is the plain one.
+      if (i === responses.length - 1)
+        expect(r.headers.get('www-authenticate')).toMatch(
+          /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"$/,
+        );
+      else expect(r.headers.get('www-authenticate')).toBe('Bearer');
       expect(r.body).toMatchObject({ error: { code: 'unauthorized' } });
       expect(r.headers.get('x-request-id')).toBeTruthy();
     }

@@ -17,6 +17,7 @@
  * - Loopback test servers are reachable only through an explicit `host:port` allow-list; nothing disables the guard.
  */
 import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector, request, type Dispatcher } from 'undici';
 import { iso, systemClock, type TimeSource } from '../../clock.ts';
 import { FetchError, type FetchedPage, type FetchOptions, type PageFetcher } from '../types.ts';
@@ -65,6 +66,8 @@ export interface SafeFetcherOptions {
   maxRedirects?: number;
   /** Happy Eyeballs across the checked addresses. Default true. */
   autoSelectFamily?: boolean;
+  /** PEM certificates trusted besides the system's (loopback test servers over TLS; AGENT_API_TEST_FETCH_CA). */
+  extraCa?: string;
   clock?: TimeSource;
 }
 
@@ -150,6 +153,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
         timeout: connectTimeoutMs,
         lookup: pinnedLookup(lookup, port, allow, connectTimeoutMs),
         autoSelectFamily,
+        ...(options.extraCa ? { ca: [...rootCertificates, options.extraCa] } : {}),
       });
       connectors.set(port, connector);
     }

@@ -13,6 +13,7 @@ import * as m0010 from './0010-task-scopes.ts';
 import * as m0011 from './0011-optimization-model.ts';
 import * as m0012 from './0012-content-error-code.ts';
 import * as m0013 from './0013-console-sessions.ts';
+import * as m0014 from './0014-oauth.ts';
 
 /** The static, ordered list of frozen migrations. Names sort in the order they must run. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -29,6 +30,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0011-optimization-model': m0011,
   '0012-content-error-code': m0012,
   '0013-console-sessions': m0013,
+  '0014-oauth': m0014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

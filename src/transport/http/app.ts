@@ -12,6 +12,9 @@ import type { Toolset } from '../../tools/toolsets.ts';
 import { errorResponse } from './respond.ts';
 import { mountRest } from './rest.ts';
 import { createFailedAuthLimiter } from './request-auth.ts';
+import type { OAuthServices } from '../../engine/oauth/services.ts';
+import { challengeFor } from './oauth/challenge.ts';
+import { isOpenOAuthPath, mountOAuth } from './oauth/index.ts';
 
 export interface HttpAppDeps {
   engine: Engine;
@@ -28,9 +31,14 @@ export interface HttpAppDeps {
   toolsets?: readonly Toolset[];
   /** A tool result's text over MCP (AGENT_API_MCP_TEXT). */
   textMode?: 'summary' | 'json';
+  /** OAuth for remote MCP clients (docs/oauth.md); absent: API keys only. */
+  oauth?: OAuthServices | null;
 }
 
-/** The one HTTP application: REST under /api/agent/v1, MCP at /mcp, /openapi.json and /healthz. */
+/**
+ * The one HTTP application: REST under /api/agent/v1, MCP at /mcp, the console, OAuth's discovery and endpoints,
+ * /openapi.json and /healthz.
+ */
 export function createHttpApp(deps: HttpAppDeps) {
   const { engine } = deps;
   const app = new Hono<HttpEnv>();
@@ -67,7 +75,7 @@ export function createHttpApp(deps: HttpAppDeps) {
       throw err instanceof Error ? err : new Error('a non-Error value was thrown', { cause: err });
     }
   });
-  app.use('*', originGuard(deps.originPolicy));
+  app.use('*', originGuard(deps.originPolicy, isOpenOAuthPath));
   app.use('*', bodyLimitMiddleware());
 
   app.get('/healthz', async (c) => {
@@ -76,15 +84,21 @@ export function createHttpApp(deps: HttpAppDeps) {
   });
   app.get('/openapi.json', (c) => c.json(openapi));
 
-  mountRest(app, engine, deps.operations, failedAuth);
+  const oauth = deps.oauth ?? null;
+  if (oauth) mountOAuth(app, { engine, oauth, failedAuth, version: deps.version });
+  mountRest(app, engine, deps.operations, failedAuth, oauth);
   mountConsole(app, { engine, operations: deps.operations, failedAuth });
-  const mcp = mountMcpHttp(app, { ...deps, failedAuth, limits: deps.mcpLimits });
+  const mcp = mountMcpHttp(app, { ...deps, oauth, failedAuth, limits: deps.mcpLimits });
 
   app.notFound((c) => errorResponse(c, new ApiError('not_found', 'No such route.')));
   app.onError((err, c) => {
     const apiErr = toApiError(err);
     if (!(err instanceof ApiError)) engine.logger.error({ err, requestId: c.get('requestId') }, 'unhandled error');
-    return errorResponse(c, apiErr, c.get('rateHeaders') ?? {});
+    const challenge = challengeFor(c, oauth, apiErr);
+    return errorResponse(c, apiErr, {
+      ...(c.get('rateHeaders') ?? {}),
+      ...(challenge ? { 'WWW-Authenticate': challenge } : {}),
+    });
   });
 
   return { app, mcp };

@@ -39,8 +39,12 @@ export interface OriginPolicy {
 /**
  * DNS-rebinding and cross-site protection, before anything else (auth, MCP version checks): a Host that is not this
  * server's, or any Origin header that is not allowed (every one of them, when several are sent), answers 403.
+ * `openPath` names paths any origin may call (OAuth discovery and machine endpoints): only their Host is checked.
  */
-export function originGuard(policy: OriginPolicy): MiddlewareHandler<HttpEnv> {
+export function originGuard(
+  policy: OriginPolicy,
+  openPath: (path: string) => boolean = () => false,
+): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
     const hosts = policy.allowedHosts();
     if (hosts) {
@@ -48,6 +52,7 @@ export function originGuard(policy: OriginPolicy): MiddlewareHandler<HttpEnv> {
       if (!hosts.has(host))
         return errorResponse(c, new ApiError('forbidden', 'The Host header does not name this server.'));
     }
+    if (openPath(c.req.path)) return next();
     const origins = headerValues(c.env?.incoming, 'origin');
     if (origins.length === 0 && c.req.header('origin')) origins.push(c.req.header('origin')!);
     const allowed = policy.allowedOrigins();

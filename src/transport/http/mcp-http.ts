@@ -18,6 +18,7 @@ import type { HttpEnv } from './guards.ts';
 import { errorHeaders } from './headers.ts';
 import { authenticateRequest, type FailedAuthLimiter } from './request-auth.ts';
 import { MAX_BODY_BYTES } from './limits.ts';
+import type { OAuthServices } from '../../engine/oauth/services.ts';
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -82,10 +83,19 @@ export function mountMcpHttp(
     /** A tool result's text (AGENT_API_MCP_TEXT). */
     textMode?: 'summary' | 'json';
     limits?: Partial<McpHttpLimits>;
+    /** OAuth for remote MCP clients (docs/oauth.md); null: API keys only. */
+    oauth?: OAuthServices | null;
   },
 ) {
   const { engine } = deps;
   const limits = { ...DEFAULT_MCP_LIMITS, ...deps.limits };
+  const scopeOfTool = new Map(deps.operations.map((op) => [op.name, op.scope]));
+  /** The scope a tools/call message needs that the principal lacks, or null. */
+  const missingScope = (m: Record<string, unknown>, principal: Principal): string | null => {
+    if (m.method !== 'tools/call') return null;
+    const scope = scopeOfTool.get((m.params as { name?: unknown } | undefined)?.name as string);
+    return scope && !principal.scopes.has(scope) ? scope : null;
+  };
   const sessions = new Map<string, Session>();
   /** tasks/result calls waiting per key, across all of the key's sessions. */
   const taskResultsPending = new Map<string, number>();
@@ -159,7 +169,7 @@ export function mountMcpHttp(
   app.get('/mcp', () => new Response(null, { status: 405, headers: { Allow: 'POST, DELETE' } }));
 
   app.on(['POST', 'DELETE'], '/mcp', async (c) => {
-    const principal = await authenticateRequest(engine, deps.failedAuth, c);
+    const principal = await authenticateRequest(engine, deps.failedAuth, c, deps.oauth ?? null);
     const token = (c.req.header('authorization') ?? '').replace(/^Bearer\s+/i, '');
     const sessionId = c.req.header('mcp-session-id');
     const session = sessionId ? sessions.get(sessionId) : undefined;
@@ -186,6 +196,13 @@ export function mountMcpHttp(
     }
     const malformed = messages.map(malformedCall).filter((r): r is RpcRefusal => r !== null);
     if (malformed.length) return refusals(400, malformed, Array.isArray(body));
+    // An OAuth client can ask for more scope (step-up), so a call its grant does not cover is the HTTP 403 of the
+    // authorization profile, with the scope it needs; a key's call stays a tool error, as before.
+    if (principal.via === 'oauth') {
+      const lacking = messages.map((m) => missingScope(m, principal)).find((s) => s !== null);
+      if (lacking)
+        throw new ApiError('forbidden', `This grant lacks the scope ${lacking}.`, { required_scope: lacking });
+    }
 
     const info = authInfo(principal, token, exchangeClosed(c));
     // A request with the 2026-07-28 `_meta` envelope is the modern era's; everything else is a 2025-11-25 session's.

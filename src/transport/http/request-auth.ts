@@ -5,8 +5,12 @@ import { isWellFormedApiKey } from '../../engine/api-keys.ts';
 import type { Engine } from '../../engine/engine.ts';
 import { createRateLimiter } from '../../engine/rate-limit.ts';
 import type { Clock } from '../../clock.ts';
+import { looksLikeJwt } from '../../engine/oauth/external-issuer.ts';
+import { externalPrincipal, type OAuthServices } from '../../engine/oauth/services.ts';
+import { isAccessToken } from '../../engine/oauth/tokens.ts';
 import { createClientAddressResolver } from './client-address.ts';
 import { headerValues, type HttpEnv } from './guards.ts';
+import { baseUrlOf, resourceUrls } from './oauth/urls.ts';
 
 /**
  * The failed-authentication limiter, a transport concern (addresses are the transport's), per process. Only failures
@@ -41,21 +45,47 @@ export function createFailedAuthLimiter(clock: Clock, perMinute: number, trusted
 
 export type FailedAuthLimiter = ReturnType<typeof createFailedAuthLimiter>;
 
+/** Whether a bearer token has one of the shapes this server accepts (no database read). */
+function wellFormed(token: string | null, oauth: OAuthServices | null): token is string {
+  if (!token) return false;
+  if (isWellFormedApiKey(token)) return true;
+  if (oauth?.tokens && isAccessToken(token)) return true;
+  return !!oauth?.external && looksLikeJwt(token);
+}
+
+/** The principal of a bearer token: an API key, an access token of the built-in server, or an external JWT. */
+async function principalOfBearer(
+  engine: Engine,
+  oauth: OAuthServices | null,
+  c: Context<HttpEnv>,
+  token: string | null,
+): Promise<Principal> {
+  if (token && oauth?.tokens && isAccessToken(token))
+    return oauth.tokens.principalOf(token, resourceUrls(baseUrlOf(c, oauth)));
+  if (token && oauth?.external && looksLikeJwt(token)) {
+    const claims = await oauth.external.verify(token);
+    return externalPrincipal(engine.db, claims, oauth.external.issuer);
+  }
+  return authenticate(engine.db, engine.clock, token);
+}
+
 /**
- * Authenticates the request's Bearer key (never a query parameter). A well-formed key is always looked up, so a key
- * that matches is authenticated whatever its address's failure count; a failure counts against the address, and an
- * address over its allowance gets 429 instead of 401. A malformed key from such an address is refused with no read.
+ * Authenticates the request's Bearer token (never a query parameter): an API key, or with OAuth on an access token
+ * (docs/oauth.md). A well-formed token is always looked up, so one that matches is authenticated whatever its
+ * address's failure count; a failure counts against the address, and an address over its allowance gets 429 instead
+ * of 401. A malformed token from such an address is refused with no read.
  */
 export async function authenticateRequest(
   engine: Engine,
   failedAuth: FailedAuthLimiter,
   c: Context<HttpEnv>,
+  oauth: OAuthServices | null = null,
 ): Promise<Principal> {
   const token = bearerToken(c.req.header('authorization'));
   const address = failedAuth.clientOf(c);
-  if (!(token && isWellFormedApiKey(token)) && !failedAuth.allows(address)) throw failedAuth.refuse(address);
+  if (!wellFormed(token, oauth) && !failedAuth.allows(address)) throw failedAuth.refuse(address);
   try {
-    return await authenticate(engine.db, engine.clock, token);
+    return await principalOfBearer(engine, oauth, c, token);
   } catch (err) {
     if (err instanceof ApiError && err.code === 'unauthorized') {
       engine.logger.info({ ip: address, requestId: c.get('requestId') }, 'authentication failed');

@@ -6,6 +6,7 @@ import { invokeOperation, takeRateLimit, validationCode } from '../../tools/invo
 import { headerValues, type HttpEnv } from './guards.ts';
 import { rateLimitHeaders } from './headers.ts';
 import { authenticateRequest, type FailedAuthLimiter } from './request-auth.ts';
+import type { OAuthServices } from '../../engine/oauth/services.ts';
 
 export const API_BASE = '/api/agent/v1';
 
@@ -86,10 +87,11 @@ export function mountRest(
   engine: Engine,
   operations: readonly AnyOperation[],
   failedAuth: FailedAuthLimiter,
+  oauth: OAuthServices | null = null,
 ): void {
   for (const op of operations) {
     app.on(op.http.method, API_BASE + op.http.path, async (c) => {
-      const principal = await authenticateRequest(engine, failedAuth, c);
+      const principal = await authenticateRequest(engine, failedAuth, c, oauth);
       const decision = takeRateLimit(engine.services, principal);
       const rateHeaders = rateLimitHeaders(decision);
       c.set('rateHeaders', rateHeaders);
