@@ -399,6 +399,7 @@ export interface OAuthGrantsTable {
 export interface OAuthCodesTable {
   code_hash: string;
   client_id: string;
+  /** The redirect URI the authorization request sent; '' when it sent none (the client registered only one). */
   redirect_uri: string;
   /** The PKCE S256 challenge. */
   code_challenge: string;

@@ -50,10 +50,16 @@ export type AuthorizationCheck =
   /** Answer the error to the client at its redirect URI. */
   | { redirect: { redirectUri: string; state: string | null; error: OAuthError } };
 
-/** Space-separated scopes: each one must be ours (RFC 6749 §3.3). */
+/**
+ * OpenID Connect scopes some clients add to every request: ignored (RFC 6749 §3.3 lets a server grant less), since
+ * refresh tokens are always issued and there is no identity to share.
+ */
+const IGNORED_SCOPES = new Set(['offline_access', 'openid', 'profile', 'email']);
+
+/** Space-separated scopes: each one must be ours or an ignored OpenID one (RFC 6749 §3.3). */
 export function parseScopes(scope: string | undefined): Scope[] | null {
-  if (scope === undefined || scope.trim() === '') return null;
-  const names = [...new Set(scope.trim().split(/ +/))];
+  const names = [...new Set((scope ?? '').trim().split(/ +/))].filter((n) => n !== '' && !IGNORED_SCOPES.has(n));
+  if (names.length === 0) return null;
   const unknown = names.filter((n) => !isScope(n));
   if (unknown.length)
     throw new OAuthError(
@@ -151,7 +157,8 @@ export async function issueCode(
   await insertOAuthCode(db, {
     code_hash: hashSecret(code),
     client_id: request.client.clientId,
-    redirect_uri: request.redirectUri,
+    // As sent: '' when the request named none (the client's only URI), and then the exchange may omit it too.
+    redirect_uri: request.params.redirect_uri ?? '',
     code_challenge: request.codeChallenge,
     key_hash: hashApiKey(approval.apiKey),
     org_id: approval.principal.orgId,

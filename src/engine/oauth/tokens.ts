@@ -122,8 +122,20 @@ export function createTokenService(deps: { db: Db; clock: Clock; lifetimes: Toke
         throw new OAuthError('invalid_grant', 'The code was already used; the tokens issued for it are revoked.');
       }
       if (row.expires_at <= now) throw new OAuthError('invalid_grant', 'The code has expired.');
-      if (input.redirectUri !== undefined && input.redirectUri !== row.redirect_uri)
-        throw new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
+      // RFC 6749 §4.1.3: the redirect_uri of the authorization request, when it carried one, must come again.
+      if (row.redirect_uri !== '' && input.redirectUri !== row.redirect_uri)
+        throw new OAuthError(
+          'invalid_grant',
+          input.redirectUri === undefined
+            ? 'redirect_uri is required: the authorization request carried one.'
+            : 'redirect_uri differs from the one of the authorization request.',
+        );
+      if (
+        row.redirect_uri === '' &&
+        input.redirectUri !== undefined &&
+        !client.redirectUris.includes(input.redirectUri)
+      )
+        throw new OAuthError('invalid_grant', 'redirect_uri is not one the client registered.');
       if (!input.codeVerifier || !pkceMatches(input.codeVerifier, row.code_challenge))
         throw new OAuthError('invalid_grant', 'The PKCE code_verifier does not match the code_challenge.');
       checkResource(input.resource, row.resource);

@@ -69,11 +69,12 @@ export function mountTokenEndpoints(
     return c.json(err.toBody(), err.status as 400, headers);
   };
 
-  /** The authenticated client; a failure counts against the address (and over its allowance, 429). */
+  /**
+   * The authenticated client. As for keys, a client that authenticates is never refused by the limiter; a failure
+   * counts against the address, and past its allowance the answer is 429.
+   */
   const client = async (c: Context<HttpEnv>, form: Form): Promise<OAuthClient> => {
     const address = failedAuth.clientOf(c);
-    if (!failedAuth.allows(address))
-      throw new OAuthError('invalid_client', 'Too many failed attempts from this address; wait a minute.', 429);
     try {
       return await clients.authenticate(credentials(c, form));
     } catch (err) {
