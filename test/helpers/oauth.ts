@@ -248,6 +248,27 @@ export function tokenRequest(
   return postForm<TokenBody>(new URL('/oauth/token', base), params, headers);
 }
 
+/**
+ * The exchange of an authorized code (grant_type=authorization_code with its redirect URI, client and verifier);
+ * `over` replaces fields, or drops them when undefined, for the negative cases.
+ */
+export function exchangeCode(
+  base: string,
+  a: { clientId: string; redirectUri: string; verifier: string; code: string },
+  over: Record<string, string | undefined> = {},
+  headers: Record<string, string> = {},
+): Promise<JsonAnswer<TokenBody>> {
+  const params = {
+    grant_type: 'authorization_code',
+    code: a.code,
+    redirect_uri: a.redirectUri,
+    client_id: a.clientId,
+    code_verifier: a.verifier,
+    ...over,
+  };
+  return tokenRequest(base, params, headers);
+}
+
 /** POST B/oauth/revoke. */
 export function revokeRequest(
   base: string,

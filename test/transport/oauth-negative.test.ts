@@ -24,6 +24,7 @@ import {
   revokeRequest,
   startMetadataServer,
   TLS_CERT_PATH,
+  exchangeCode,
   tokenRequest,
   type GrantOptions,
   type MetadataServer,
@@ -595,13 +596,7 @@ describe('OAuth: what the authorization and resource servers refuse', () => {
     it('a wrong PKCE verifier answers invalid_grant', async () => {
       const tenant = await t.tenant();
       const a = await codePub(tenant.key);
-      const r = await tokenRequest(B, {
-        grant_type: 'authorization_code',
-        code: a.code,
-        redirect_uri: a.redirectUri,
-        client_id: a.clientId,
-        code_verifier: pkcePair().verifier,
-      });
+      const r = await exchangeCode(B, a, { code_verifier: pkcePair().verifier });
       expect(r.status).toBe(400);
       expect(r.body.error).toBe('invalid_grant');
       expect(r.body.access_token).toBeUndefined();
@@ -611,12 +606,7 @@ describe('OAuth: what the authorization and resource servers refuse', () => {
     it('a missing code_verifier is refused (invalid_request or invalid_grant)', async () => {
       const tenant = await t.tenant();
       const a = await codePub(tenant.key);
-      const r = await tokenRequest(B, {
-        grant_type: 'authorization_code',
-        code: a.code,
-        redirect_uri: a.redirectUri,
-        client_id: a.clientId,
-      });
+      const r = await exchangeCode(B, a, { code_verifier: undefined });
       expect(r.status).toBe(400);
       expect(['invalid_request', 'invalid_grant']).toContain(r.body.error);
     });
@@ -653,24 +643,12 @@ describe('OAuth: what the authorization and resource servers refuse', () => {
       const tenant = await t.tenant();
       // Both URIs are registered for the client: the code is bound to the one its request used.
       const a = await codePub(tenant.key);
-      const mismatch = await tokenRequest(B, {
-        grant_type: 'authorization_code',
-        code: a.code,
-        redirect_uri: OTHER_REDIRECT,
-        client_id: a.clientId,
-        code_verifier: a.verifier,
-      });
+      const mismatch = await exchangeCode(B, a, { redirect_uri: OTHER_REDIRECT });
       expect(mismatch.status).toBe(400);
       expect(mismatch.body.error).toBe('invalid_grant');
       expect(mismatch.body.access_token).toBeUndefined();
       const b = await codePub(tenant.key, { redirectUri: OTHER_REDIRECT });
-      const swapped = await tokenRequest(B, {
-        grant_type: 'authorization_code',
-        code: b.code,
-        redirect_uri: REDIRECT_URI,
-        client_id: b.clientId,
-        code_verifier: b.verifier,
-      });
+      const swapped = await exchangeCode(B, b, { redirect_uri: REDIRECT_URI });
       expect(swapped.status).toBe(400);
       expect(swapped.body.error).toBe('invalid_grant');
     });
@@ -678,12 +656,7 @@ describe('OAuth: what the authorization and resource servers refuse', () => {
     it('a code exchange without the redirect_uri of the authorization request is refused (RFC 6749 §4.1.3)', async () => {
       const tenant = await t.tenant();
       const a = await codePub(tenant.key);
-      const r = await tokenRequest(B, {
-        grant_type: 'authorization_code',
-        code: a.code,
-        client_id: a.clientId,
-        code_verifier: a.verifier,
-      });
+      const r = await exchangeCode(B, a, { redirect_uri: undefined });
       expect(r.status, r.text).toBe(400);
       expect(['invalid_grant', 'invalid_request']).toContain(r.body.error);
     });
@@ -691,13 +664,7 @@ describe('OAuth: what the authorization and resource servers refuse', () => {
     it('a code presented by another client answers invalid_grant', async () => {
       const tenant = await t.tenant();
       const a = await codePub(tenant.key);
-      const r = await tokenRequest(B, {
-        grant_type: 'authorization_code',
-        code: a.code,
-        redirect_uri: a.redirectUri,
-        client_id: thief.client_id,
-        code_verifier: a.verifier,
-      });
+      const r = await exchangeCode(B, a, { client_id: thief.client_id });
       expect(r.status).toBe(400);
       expect(r.body.error).toBe('invalid_grant');
     });
@@ -705,14 +672,7 @@ describe('OAuth: what the authorization and resource servers refuse', () => {
     it('a resource other than B or B/mcp answers invalid_target; an unknown grant type unsupported_grant_type', async () => {
       const tenant = await t.tenant();
       const a = await codePub(tenant.key);
-      const r = await tokenRequest(B, {
-        grant_type: 'authorization_code',
-        code: a.code,
-        redirect_uri: a.redirectUri,
-        client_id: a.clientId,
-        code_verifier: a.verifier,
-        resource: 'https://other.example/mcp',
-      });
+      const r = await exchangeCode(B, a, { resource: 'https://other.example/mcp' });
       expect(r.status).toBe(400);
       expect(r.body.error).toBe('invalid_target');
 
@@ -795,13 +755,7 @@ describe('OAuth: what the authorization and resource servers refuse', () => {
       const tenant = await t.tenant();
       const a = await codePub(tenant.key);
       t.clock.advance(10 * 60_000 + 1_000);
-      const r = await tokenRequest(B, {
-        grant_type: 'authorization_code',
-        code: a.code,
-        redirect_uri: a.redirectUri,
-        client_id: a.clientId,
-        code_verifier: a.verifier,
-      });
+      const r = await exchangeCode(B, a);
       expect(r.status).toBe(400);
       expect(r.body.error).toBe('invalid_grant');
     });

@@ -63,24 +63,21 @@ export function createTokenService(deps: { db: Db; clock: Clock; lifetimes: Toke
     const access = newSecret(ACCESS_PREFIX);
     const refresh = newSecret(REFRESH_PREFIX);
     const own = narrowed ? JSON.stringify(scopes) : null;
-    await insertOAuthToken(trx, {
-      token_hash: hashSecret(access),
-      grant_id: grantId,
-      kind: 'access',
-      created_at: now,
-      expires_at: now + lifetimes.accessMs,
-      scopes: own,
-      used_at: null,
-    });
-    await insertOAuthToken(trx, {
-      token_hash: hashSecret(refresh),
-      grant_id: grantId,
-      kind: 'refresh',
-      created_at: now,
-      expires_at: now + lifetimes.refreshMs,
-      scopes: own,
-      used_at: null,
-    });
+    const pair = [
+      [access, 'access', lifetimes.accessMs],
+      [refresh, 'refresh', lifetimes.refreshMs],
+    ] as const;
+    for (const [token, kind, lifetime] of pair) {
+      await insertOAuthToken(trx, {
+        token_hash: hashSecret(token),
+        grant_id: grantId,
+        kind,
+        created_at: now,
+        expires_at: now + lifetime,
+        scopes: own,
+        used_at: null,
+      });
+    }
     const answer: TokenAnswer = {
       access_token: access,
       token_type: 'Bearer',
