@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { App } from '../../app.ts';
-import type { Config } from '../../config.ts';
+import { oauthMode, type Config } from '../../config.ts';
 import { initialise, type InitResult } from '../../engine/admin.ts';
 import { isWellFormedApiKey } from '../../engine/api-keys.ts';
 import { host, port } from '../options.ts';
@@ -87,6 +87,13 @@ export async function serveUntilSignal(
   io.err(
     `agent-api ${VERSION} serving REST at ${url}/api/agent/v1, MCP at ${url}/mcp, health at ${url}/healthz, web console at ${url}/`,
   );
+  const oauth = oauthMode(app.config);
+  const publicUrl = app.config.AGENT_API_PUBLIC_URL;
+  if (oauth !== 'off')
+    io.err(
+      `remote MCP clients (OAuth, ${oauth}): add ${publicUrl ?? url}/mcp as a custom connector` +
+        (publicUrl ? '' : '; set AGENT_API_PUBLIC_URL to the https address they reach (docs/oauth.md)'),
+    );
   const signal = await signalled;
   app.engine.logger.info({ signal }, 'shutting down');
   await app.close(app.config.AGENT_API_SHUTDOWN_GRACE_MS);
