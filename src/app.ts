@@ -12,9 +12,9 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import pkg from '../package.json' with { type: 'json' };
 import { systemClock, type Clock } from './clock.ts';
-import type { Config } from './config.ts';
+import { storeLocation, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { assertHealthyDatabase, openDatabase, type OpenedDatabase } from './store/db.ts';
+import { checkStore, openStore, type OpenedDatabase } from './store/db.ts';
 import { migrateToLatest } from './store/migrations/index.ts';
 import { createEngine, type Engine } from './engine/engine.ts';
 import { buildOAuth, buildProviders } from './compose.ts';
@@ -126,8 +126,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.AGENT_API_LOG_LEVEL);
-  const database = openDatabase(config.AGENT_API_DB);
-  assertHealthyDatabase(database.raw);
+  const database = openStore(storeLocation(config));
+  await checkStore(database);
   const applied = await migrateToLatest(database.db);
   if (applied.length) logger.info({ applied }, 'migrations applied');
 

@@ -28,6 +28,13 @@ const int = (def: number, min: number, max: number) => z.coerce.number().int().m
 /** Every setting, from the environment. The README's configuration table documents each one. */
 export const ConfigSchema = z.object({
   AGENT_API_DB: z.string().min(1).default('./data/agent-api.db'),
+  /** A PostgreSQL URL (`postgres://user:pass@host:5432/db`): the store lives there instead of the SQLite file. */
+  AGENT_API_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  /** PostgreSQL connections per process. */
+  AGENT_API_DATABASE_POOL_SIZE: int(10, 1, 1_000),
   AGENT_API_HOST: z.string().min(1).default('127.0.0.1'),
   AGENT_API_PORT: int(8787, 0, 65535),
   AGENT_API_KEY: z.string().optional(),
@@ -155,4 +162,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** Which OAuth a configuration serves (loadConfig settles it; a hand-built config defaults the same way). */
 export function oauthMode(config: Config): 'builtin' | 'external' | 'off' {
   return config.AGENT_API_OAUTH ?? (config.AGENT_API_OAUTH_ISSUER ? 'external' : 'builtin');
+}
+
+/** Where the configured store lives: PostgreSQL when AGENT_API_DATABASE_URL is set, else the SQLite file. */
+export function storeLocation(config: Config) {
+  return {
+    url: config.AGENT_API_DATABASE_URL,
+    file: config.AGENT_API_DB,
+    poolSize: config.AGENT_API_DATABASE_POOL_SIZE,
+  };
 }

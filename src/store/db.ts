@@ -1,7 +1,9 @@
 import type Database from 'better-sqlite3';
-import { sql, type Kysely } from 'kysely';
+import type { Pool } from 'pg';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
 import { assertHealthyDatabase, openSqlite, readPragmas, sqliteSql, type PragmaReport } from './dialect/sqlite.ts';
+import { assertHealthyPostgres, openPostgres, postgresSql } from './dialect/postgres.ts';
 
 export type Db = Kysely<DB>;
 
@@ -20,11 +22,19 @@ export interface DbStats {
   statements: number;
 }
 
+export type Dialect = 'sqlite' | 'postgres';
+
 export interface OpenedDatabase {
   db: Db;
   stats: DbStats;
-  /** The raw handle, for pragma checks and the runner benchmark's baseline. */
+  dialect: Dialect;
+  /**
+   * SQLite's raw handle, for pragma checks, SQLite-only tests and the runner benchmark's baseline. On PostgreSQL,
+   * reading it throws: code that needs it is SQLite-only by nature.
+   */
   raw: Database.Database;
+  /** PostgreSQL's pool, for its metrics; null on SQLite. */
+  pool: Pool | null;
   close(): Promise<void>;
 }
 
@@ -37,14 +47,50 @@ export interface OpenOptions {
 export function openDatabase(file: string, options: OpenOptions = {}): OpenedDatabase {
   const stats: DbStats = { statements: 0 };
   const { db, raw } = openSqlite(file, stats, options);
-  return { db, stats, raw, close: () => db.destroy() };
+  return { db, stats, dialect: 'sqlite', raw, pool: null, close: () => db.destroy() };
+}
+
+/** Where the store lives: a PostgreSQL URL when one is set (AGENT_API_DATABASE_URL), else the SQLite file. */
+export interface StoreLocation {
+  url?: string | undefined;
+  file: string;
+  /** PostgreSQL connections per process. */
+  poolSize?: number;
+}
+
+/** Opens the store the settings name: PostgreSQL (store/dialect/postgres.ts) or the embedded SQLite file. */
+export function openStore(where: StoreLocation, options: OpenOptions = {}): OpenedDatabase {
+  if (!where.url) return openDatabase(where.file, options);
+  const stats: DbStats = { statements: 0 };
+  const { db, pool } = openPostgres(where.url, stats, { poolSize: where.poolSize });
+  return {
+    db,
+    stats,
+    dialect: 'postgres',
+    get raw(): Database.Database {
+      throw new Error('the raw SQLite handle was asked for, but the store is PostgreSQL');
+    },
+    pool,
+    close: () => db.destroy(),
+  };
+}
+
+/** Throws unless the store is usable: SQLite's settings and integrity, or a reachable, recent PostgreSQL. */
+export async function checkStore(opened: OpenedDatabase): Promise<void> {
+  if (opened.dialect === 'sqlite') assertHealthyDatabase(opened.raw);
+  else await assertHealthyPostgres(opened.db);
 }
 
 export { assertHealthyDatabase, readPragmas, type PragmaReport };
 
-/** The dialect's own SQL fragments for a handle (SQLite today; the store keeps dialect spellings in one place). */
-export function dialectSql(_db: Db) {
-  return sqliteSql;
+/** The dialect of a handle (the root connection or any transaction of it). */
+export function dialectOf(db: Db): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/** The dialect's own SQL fragments for a handle (the store keeps dialect spellings in one place per dialect). */
+export function dialectSql(db: Db) {
+  return dialectOf(db) === 'postgres' ? postgresSql : sqliteSql;
 }
 
 /** Connection-bound Kysely instances that are inside `immediate`, so nested calls join the open transaction. */
@@ -59,7 +105,7 @@ export async function immediate<T>(db: Db, work: (trx: TxDb) => Promise<T>): Pro
   if (db.isTransaction || inImmediate.has(db)) return work(db as TxDb);
   return db.connection().execute(async (conn) => {
     inImmediate.add(conn);
-    await dialectSql(conn).beginWrite().execute(conn);
+    for (const statement of dialectSql(conn).beginWrite()) await statement.execute(conn);
     try {
       const result = await work(conn as TxDb);
       await sql`commit`.execute(conn);

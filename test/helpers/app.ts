@@ -11,6 +11,24 @@ import { createFakeClock, type FakeClock } from './clock.ts';
 import { tempDir } from './temp.ts';
 import { TEST_SERVER_ENV } from './test-env.ts';
 
+/**
+ * The store a test app uses: the SQLite file, or with AGENT_API_TEST_DIALECT=postgres (the `postgres` vitest project)
+ * a fresh database in the test run's PostgreSQL cluster, so the same suites run on both dialects.
+ */
+export async function testStoreEnv(): Promise<Record<string, string>> {
+  if (process.env.AGENT_API_TEST_DIALECT !== 'postgres') return {};
+  const admin = process.env.AGENT_API_TEST_PG_ADMIN_URL!;
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  const name = `t_${Math.random().toString(36).slice(2, 12)}`;
+  await client.query(`create database ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return { AGENT_API_DATABASE_URL: url.toString() };
+}
+
 export interface TestAppOptions {
   env?: Record<string, string>;
   clock?: FakeClock;
@@ -49,6 +67,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
   const clock = options.clock ?? createFakeClock();
   const logs = options.logger ? null : captureLogger('info');
   const config = loadConfig({
+    ...(await testStoreEnv()),
     AGENT_API_DB: dbPath,
     AGENT_API_LOG_LEVEL: 'info',
     AGENT_API_RETRY_BASE_MS: '1000',

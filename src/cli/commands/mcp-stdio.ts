@@ -5,7 +5,7 @@
  * runner and its background loop) right after, or as soon as a call needs it. Logs go to stderr only.
  */
 import type { App } from '../../app.ts';
-import type { Config } from '../../config.ts';
+import { storeLocation, type Config } from '../../config.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { CliIo } from '../output.ts';
 import pkg from '../../../package.json' with { type: 'json' };
@@ -19,7 +19,7 @@ const ENGINE_AT_THE_LATEST_MS = 2_000;
 
 export async function runMcpStdio(config: Config, key: string, io: CliIo): Promise<void> {
   const [
-    { openDatabase },
+    { openStore },
     { migrateToLatest },
     { authenticate },
     { systemClock },
@@ -39,14 +39,16 @@ export async function runMcpStdio(config: Config, key: string, io: CliIo): Promi
     import('../../transport/mcp/message-guard.ts'),
     import('@modelcontextprotocol/server/stdio'),
   ]);
-  const database = openDatabase(config.AGENT_API_DB);
+  const database = openStore(storeLocation(config));
   await migrateToLatest(database.db);
   const acting = () => authenticate(database.db, systemClock, key);
   let principal: Awaited<ReturnType<typeof acting>>;
   try {
     principal = await acting();
   } catch {
-    io.err('agent-api mcp: AGENT_API_KEY is not a valid, active key for this database (AGENT_API_DB).');
+    io.err(
+      'agent-api mcp: AGENT_API_KEY is not a valid, active key for this database (AGENT_API_DB or AGENT_API_DATABASE_URL).',
+    );
     await database.close();
     process.exitCode = 2;
     return;

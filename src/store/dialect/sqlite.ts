@@ -92,8 +92,10 @@ export function assertHealthyDatabase(raw: BetterSqlite3.Database): PragmaReport
 /** SQL fragments whose spelling is the dialect's own. */
 export const sqliteSql = {
   /** Starts a write transaction holding the write lock from the start, so two writers never deadlock upgrading. */
-  beginWrite: (): RawBuilder<unknown> => sql`begin immediate`,
+  beginWrite: (): RawBuilder<unknown>[] => [sql`begin immediate`],
   /** Case-insensitive substring test; instr avoids LIKE's wildcard escaping. */
   containsInsensitive: (column: string, needle: string): RawBuilder<boolean> =>
     sql<boolean>`instr(lower(${sql.ref(column)}), ${needle.toLowerCase()}) > 0`,
+  /** SQLite has one writer at a time: a claim needs no row lock. */
+  claimLock: null,
 };

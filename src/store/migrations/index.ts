@@ -1,5 +1,5 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
-import { immediate, type Db } from '../db.ts';
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { dialectOf, immediate, type Db } from '../db.ts';
 import * as m0001 from './0001-foundation.ts';
 import * as m0002 from './0002-optimizations.ts';
 import * as m0003 from './0003-prospects.ts';
@@ -14,6 +14,7 @@ import * as m0011 from './0011-optimization-model.ts';
 import * as m0012 from './0012-content-error-code.ts';
 import * as m0013 from './0013-console-sessions.ts';
 import * as m0014 from './0014-oauth.ts';
+import * as pg0001 from './postgres/0001-schema.ts';
 
 /** The static, ordered list of frozen migrations. Names sort in the order they must run. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -33,7 +34,13 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0014-oauth': m0014,
 };
 
+/** PostgreSQL's own frozen migrations (the same schema, in its words), applied in order like SQLite's. */
+export const POSTGRES_MIGRATIONS: Record<string, Migration> = {
+  '0001-schema': pg0001,
+};
+
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+const postgresProvider: MigrationProvider = { getMigrations: async () => POSTGRES_MIGRATIONS };
 
 /**
  * Brings the database to the newest schema; fails loudly if a migration fails. The whole pass runs in one write
@@ -41,6 +48,10 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
  * waits for the lock, then finds nothing left to do. A busy answer past the busy timeout is retried.
  */
 export async function migrateToLatest(db: Db, attempts = 20): Promise<string[]> {
+  // PostgreSQL: Kysely's migrator holds an advisory lock for the whole pass and runs each migration in a
+  // transaction, so processes starting together migrate once, the later ones waiting and finding nothing to do.
+  if (dialectOf(db) === 'postgres')
+    return report(await new Migrator({ db, provider: postgresProvider }).migrateToLatest());
   const migrator = {
     migrateToLatest: () => immediate(db, (trx) => new Migrator({ db: trx, provider }).migrateToLatest()),
   };
@@ -49,6 +60,11 @@ export async function migrateToLatest(db: Db, attempts = 20): Promise<string[]> 
     await new Promise((resolve) => setTimeout(resolve, 25 * n));
     ({ error, results } = await migrator.migrateToLatest());
   }
+  return report({ error, results });
+}
+
+/** The migrations a pass applied; throws naming the one that failed. */
+function report({ error, results }: MigrationResultSet): string[] {
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw new Error(

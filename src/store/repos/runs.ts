@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db } from '../db.ts';
+import { dialectOf, type Db } from '../db.ts';
 import type { RunsTable } from '../schema.ts';
 
 export type RunRow = RunsTable;
@@ -80,8 +80,13 @@ export async function claimRun(
         .where('kind', 'in', kinds)
         .orderBy('run_after')
         .orderBy('created_at')
-        .limit(1),
+        .limit(1)
+        // PostgreSQL: a row another process is claiming right now is skipped, not waited for (SQLite has one writer).
+        .$if(dialectOf(db) === 'postgres', (qb) => qb.forUpdate().skipLocked()),
     )
+    // Checked again on the row itself: under PostgreSQL's read committed, the subquery's choice is re-read here.
+    .where('state', '=', 'pending')
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
     .returningAll()
     .executeTakeFirst();
 }
