@@ -79,3 +79,8 @@ function isBusy(err: unknown): boolean {
     typeof err === 'object' && err !== null && String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')
   );
 }
+
+/** The migrations a store of this dialect must have applied to be ready. */
+export function expectedMigrations(db: Db): string[] {
+  return Object.keys(dialectOf(db) === 'postgres' ? POSTGRES_MIGRATIONS : MIGRATIONS);
+}

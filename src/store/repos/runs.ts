@@ -59,36 +59,38 @@ export async function claimRun(
   leaseMs: number,
 ): Promise<RunRow | undefined> {
   if (kinds.length === 0) return undefined;
-  return db
-    .updateTable('runs')
-    .set((eb) => ({
-      lease_owner: owner,
-      lease_expires_at: now + leaseMs,
-      lease_token: eb('lease_token', '+', 1),
-      attempts: eb('attempts', '+', 1),
-      updated_at: now,
-    }))
-    .where(
-      'id',
-      '=',
-      db
-        .selectFrom('runs')
-        .select('id')
-        .where('state', '=', 'pending')
-        .where('run_after', '<=', now)
-        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
-        .where('kind', 'in', kinds)
-        .orderBy('run_after')
-        .orderBy('created_at')
-        .limit(1)
-        // PostgreSQL: a row another process is claiming right now is skipped, not waited for (SQLite has one writer).
-        .$if(dialectOf(db) === 'postgres', (qb) => qb.forUpdate().skipLocked()),
-    )
-    // Checked again on the row itself: under PostgreSQL's read committed, the subquery's choice is re-read here.
-    .where('state', '=', 'pending')
-    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
-    .returningAll()
-    .executeTakeFirst();
+  return (
+    db
+      .updateTable('runs')
+      .set((eb) => ({
+        lease_owner: owner,
+        lease_expires_at: now + leaseMs,
+        lease_token: eb('lease_token', '+', 1),
+        attempts: eb('attempts', '+', 1),
+        updated_at: now,
+      }))
+      .where(
+        'id',
+        '=',
+        db
+          .selectFrom('runs')
+          .select('id')
+          .where('state', '=', 'pending')
+          .where('run_after', '<=', now)
+          .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+          .where('kind', 'in', kinds)
+          .orderBy('run_after')
+          .orderBy('created_at')
+          .limit(1)
+          // PostgreSQL: a row another process is claiming right now is skipped, not waited for (SQLite has one writer).
+          .$if(dialectOf(db) === 'postgres', (qb) => qb.forUpdate().skipLocked()),
+      )
+      // Checked again on the row itself: under PostgreSQL's read committed, the subquery's choice is re-read here.
+      .where('state', '=', 'pending')
+      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+      .returningAll()
+      .executeTakeFirst()
+  );
 }
 
 /** Extends a held lease; false when the lease was lost (another worker claimed the run). */

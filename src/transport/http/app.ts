@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
-import { pingDatabase } from '../../store/repos/health.ts';
+import { appliedMigrations, pingDatabase } from '../../store/repos/health.ts';
+import { expectedMigrations } from '../../store/migrations/index.ts';
+import { dialectOf } from '../../store/db.ts';
 import { ApiError, toApiError } from '../../errors.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { AnyOperation } from '../../tools/define.ts';
@@ -81,6 +83,25 @@ export function createHttpApp(deps: HttpAppDeps) {
   app.get('/healthz', async (c) => {
     await pingDatabase(engine.db);
     return c.json({ status: 'ok', version: deps.version });
+  });
+  // Readiness, for a load balancer: the database answers and holds every migration this version needs (another
+  // process may still be migrating a fresh PostgreSQL). 503 otherwise, so traffic goes elsewhere.
+  app.get('/readyz', async (c) => {
+    const expected = expectedMigrations(engine.db);
+    let missing: string[];
+    try {
+      const applied = new Set(await appliedMigrations(engine.db));
+      missing = expected.filter((m) => !applied.has(m));
+    } catch (err) {
+      engine.logger.warn({ err }, 'readiness check: the database did not answer');
+      return errorResponse(c, new ApiError('service_unavailable', 'The database does not answer.'));
+    }
+    if (missing.length)
+      return errorResponse(
+        c,
+        new ApiError('service_unavailable', 'Migrations are not all applied yet.', { missing_migrations: missing }),
+      );
+    return c.json({ status: 'ready', database: dialectOf(engine.db), migrations: expected.length });
   });
   app.get('/openapi.json', (c) => c.json(openapi));
 
