@@ -1,4 +1,5 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { announcePostgresSkip, PG_AVAILABLE } from './test/helpers/postgres.ts';
 
 /**
  * Suites that measure a real server process under load (graceful stop with requests in flight): they run after
@@ -8,6 +9,35 @@ const ALONE = ['test/transport/shutdown.test.ts'];
 
 /** Suites that drive a real browser (Debian's chromium): their own group, one file at a time, after the main one. */
 const BROWSER = ['test/ui/**/*.test.ts'];
+
+/**
+ * Suites that run again on PostgreSQL (the `postgres` project): the same files, with every test app's store a fresh
+ * database in one throwaway cluster of the run (AGENT_API_TEST_DIALECT=postgres). Tests that are SQLite-only by
+ * nature skip themselves there.
+ */
+const POSTGRES = [
+  // foundation: authentication, idempotency, rate limits, usage, the runner and its crash recovery (reliability A-D)
+  'test/transport/{auth,idempotency,rate-limit,smoke,readyz}.test.ts',
+  'test/engine/{usage,idempotency,runner,runner-crash,crash-idempotency}.test.ts',
+  // the families
+  'test/optimize/*.test.ts',
+  'test/content/*.test.ts',
+  'test/prospects/*.test.ts',
+  'test/tracker/{routes,mcp,crash,snapshot,store}.test.ts',
+];
+
+const postgresProject: TestProjectInlineConfiguration = {
+  extends: true,
+  test: {
+    name: 'postgres',
+    include: POSTGRES,
+    env: { AGENT_API_TEST_DIALECT: 'postgres' },
+    globalSetup: ['test/helpers/postgres-global.ts'],
+    fileParallelism: true,
+    sequence: { groupOrder: 1 },
+  },
+};
+if (!PG_AVAILABLE) announcePostgresSkip();
 
 export default defineConfig({
   test: {
@@ -28,13 +58,14 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
         },
       },
+      ...(PG_AVAILABLE ? [postgresProject] : []),
       {
         extends: true,
-        test: { name: 'browser', include: BROWSER, fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: { name: 'browser', include: BROWSER, fileParallelism: false, sequence: { groupOrder: 2 } },
       },
       {
         extends: true,
-        test: { name: 'alone', include: ALONE, fileParallelism: false, sequence: { groupOrder: 2 } },
+        test: { name: 'alone', include: ALONE, fileParallelism: false, sequence: { groupOrder: 3 } },
       },
     ],
   },

@@ -30,7 +30,7 @@ import {
  */
 
 let t: TestApp;
-let log: ReturnType<typeof recordStatuses>;
+let log: Awaited<ReturnType<typeof recordStatuses>>;
 let a: Tenant;
 const KB =
   'Test client has installed tankless water heaters in Austin since 2015. Test client flushes tankless units every quarter.';
@@ -42,7 +42,7 @@ const TOPIC = 'tankless water heater';
 
 beforeAll(async () => {
   t = await startContentApp();
-  log = recordStatuses(t);
+  log = await recordStatuses(t);
   a = await tenant(t, 'agency', { knowledgeBase: KB, excludedTopics: ['cost'] });
 });
 afterAll(async () => {
@@ -108,9 +108,9 @@ describe('a completed run (tankless water heater, cost excluded, commercial serv
     art = (await getArtifacts(t, a.key, id)).body;
   });
 
-  it('stages in order: queued → researching → briefing → drafting → optimizing → fact_checking → finalizing → complete', () => {
-    expect(log.stages(id)).toEqual(STAGES);
-    expect(log.statuses(id)).toEqual(['queued', 'researching', 'generating_draft', 'completed']);
+  it('stages in order: queued → researching → briefing → drafting → optimizing → fact_checking → finalizing → complete', async () => {
+    expect(await log.stages(id)).toEqual(STAGES);
+    expect(await log.statuses(id)).toEqual(['queued', 'researching', 'generating_draft', 'completed']);
   });
 
   it('the status view: complete, passes within the cap and at least one, charged true and released false (from the ledger)', async () => {
@@ -214,7 +214,7 @@ describe('Autopilot over MCP and a failing run', () => {
     const s = (await getAutopilot(t, a.key, started.job_id)).body;
     expect(s).toMatchObject({ stage: 'complete', charged: true, released: false });
     expect(s.optimize_passes).toBeLessThanOrEqual(s.optimize_pass_cap);
-    expect(log.stages(started.job_id)).toEqual(STAGES);
+    expect(await log.stages(started.job_id)).toEqual(STAGES);
   });
 
   it('a run that cannot finish: stage failed, error set, released true, charged false, no review', async () => {
@@ -236,7 +236,7 @@ describe('Autopilot over MCP and a failing run', () => {
     });
     expect(s.error).toMatch(/no page about "zzqx/);
     expect(s.completed_at).toMatch(ISO_MS);
-    expect(log.stages(started.job_id)).toEqual(['queued', 'researching', 'failed']);
+    expect(await log.stages(started.job_id)).toEqual(['queued', 'researching', 'failed']);
     expect(await ledgerOf(t, started.job_id)).toEqual([{ state: 'released', units: 25 }]);
   });
 });

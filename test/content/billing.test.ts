@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
+import { refuseUpdates } from '../helpers/triggers.ts';
 import { CONTENT_KINDS } from '../../src/store/repos/content.ts';
 import { immediate } from '../../src/store/db.ts';
 import {
@@ -209,14 +210,16 @@ describe('C.33 left-behind reservations', () => {
   it('a charge that fails at completion (temp trigger) leaves the job completed and the reservation pending; the reconciler charges it once', async () => {
     const s = await tenant(t, 'starter');
     const job = await createdJob(t, s.key, succeeding(s.clientId));
-    const raw = t.app.database.raw;
-    raw.exec(
-      `create temp trigger refuse_charge before update on usage_ledger when new.state = 'charged' begin select raise(abort, 'charge refused by test'); end;`,
-    );
+    const restore = await refuseUpdates(t.db, {
+      name: 'refuse_charge',
+      table: 'usage_ledger',
+      when: "new.state = 'charged'",
+      message: 'charge refused by test',
+    });
     try {
       expect(await settle(t, job.job_id)).toBe('completed');
     } finally {
-      raw.exec('drop trigger refuse_charge');
+      await restore();
     }
     expect(t.logs!.text()).toContain('usage charge failed; the reconciler will retry it');
     expect((await getJob(t, s.key, job.job_id)).body).toMatchObject({

@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/store/db.ts';
+import type { Db } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { createClient } from '../../src/store/repos/clients.ts';
 import { issueApiKey } from '../../src/engine/admin.ts';
 import type { FakeOpenAi } from '../helpers/fake-providers/openai.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { openTestStore } from '../helpers/store.ts';
 import { PLUMBING, type JobDetail } from './helpers/harness.ts';
 import { llmEnv, startHoldingProxy, startModel, type HoldingProxy } from './helpers/llm.ts';
 
 /**
  * docs/reliability.md B.23, B.24 and G.74-G.76, G.79 through both create operations with real `agent-api serve` processes on
- * one SQLite file, the LLM writer pointed (through a holding proxy) at the OpenAI fake, which dedupes by
+ * one store (SQLite file or PostgreSQL database), the LLM writer pointed (through a holding proxy) at the OpenAI fake, which dedupes by
  * Idempotency-Key. Server A is killed (-9) with two runs whose provider call was held before it reached the
  * provider (B.23) and two whose provider answer was held after the provider ran (B.24 / G.75); servers B and C,
  * started together on the same database (G.76), finish them once; C then stops and B is stopped with SIGTERM while a
@@ -89,11 +89,9 @@ const ledgerOf = (id: string) =>
 const keyOf = (runId: string, step: string, call: string) => `${runId}:${step}:${call}`;
 
 beforeAll(async () => {
-  const tmp = tempDir();
-  cleanups.push(tmp.cleanup);
-  const opened = openDatabase(tmp.dbPath);
-  cleanups.push(() => opened.close());
-  db = opened.db;
+  const store = await openTestStore();
+  cleanups.push(() => store.close());
+  db = store.db;
   await migrateToLatest(db);
   const now = Date.now();
   const org = await createOrganisation(db, { name: 'Crash org', plan: 'agency', subscription: 'active' }, now);
@@ -107,7 +105,7 @@ beforeAll(async () => {
   proxy = await startHoldingProxy(fake.origin);
   cleanups.push(() => proxy.close());
   env = {
-    AGENT_API_DB: tmp.dbPath,
+    ...store.env,
     AGENT_API_OFFLINE: '1',
     ...llmEnv(proxy.baseUrl),
     AGENT_API_POLL_MS: '50',

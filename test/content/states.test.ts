@@ -33,17 +33,17 @@ import {
  * The content job states of docs/api.md §3.1, row by row, over REST and MCP: creation (201, replay 200), the auto
  * pipeline queued → researching → generating_draft → completed, the stepped pipeline pausing at brief_ready with the
  * partial artifacts, approval (and 409 invalid_state everywhere else), and failure (failed, error, usage released).
- * The history of every status/stage write comes from a temp trigger on the app's connection, so no move is missed
+ * The history of every status/stage write comes from a trigger the app's own writes fire, so no move is missed
  * however fast the runner goes.
  */
 
 let t: TestApp;
-let log: ReturnType<typeof recordStatuses>;
+let log: Awaited<ReturnType<typeof recordStatuses>>;
 let a: Tenant;
 
 beforeAll(async () => {
   t = await startContentApp();
-  log = recordStatuses(t);
+  log = await recordStatuses(t);
   a = await tenant(t);
 });
 afterAll(async () => {
@@ -144,10 +144,17 @@ describe('create: POST /copywriter/jobs and create_content_job', () => {
 
   it('auto: queued → researching → generating_draft → completed without a pause; artifacts complete; usage charged', async () => {
     expect(await settle(t, first.job_id)).toBe('completed');
-    expect(log.statuses(first.job_id)).toEqual(['queued', 'researching', 'generating_draft', 'completed']);
-    expect(log.stages(first.job_id)).toEqual(['queued', 'researching', 'briefing', 'drafting', 'scoring', 'completed']);
+    expect(await log.statuses(first.job_id)).toEqual(['queued', 'researching', 'generating_draft', 'completed']);
+    expect(await log.stages(first.job_id)).toEqual([
+      'queued',
+      'researching',
+      'briefing',
+      'drafting',
+      'scoring',
+      'completed',
+    ]);
     // The brief is approved automatically: the job never rests at brief_ready.
-    expect(log.statuses(first.job_id)).not.toContain('brief_ready');
+    expect(await log.statuses(first.job_id)).not.toContain('brief_ready');
     const d = await getJob(t, a.key, first.job_id);
     expect(d.body).toMatchObject({
       status: 'completed',
@@ -210,8 +217,8 @@ describe('stepped: pause at brief_ready, approve, complete (REST and MCP)', () =
 
   it('queued → researching → brief_ready: pauses with outline, SEO metadata, entities and FAQs readable and the draft null', async () => {
     expect(await settle(t, job.job_id)).toBe('brief_ready');
-    expect(log.statuses(job.job_id)).toEqual(['queued', 'researching', 'brief_ready']);
-    expect(log.stages(job.job_id)).toEqual(['queued', 'researching', 'briefing', 'brief_ready']);
+    expect(await log.statuses(job.job_id)).toEqual(['queued', 'researching', 'brief_ready']);
+    expect(await log.stages(job.job_id)).toEqual(['queued', 'researching', 'briefing', 'brief_ready']);
     const d = await getJob(t, a.key, job.job_id);
     expect(d.body).toMatchObject({
       mode: 'stepped',
@@ -265,7 +272,13 @@ describe('stepped: pause at brief_ready, approve, complete (REST and MCP)', () =
     expect(twice.body.error).toMatchObject({ code: 'invalid_state', details: { status: 'generating_draft' } });
 
     expect(await settle(t, job.job_id)).toBe('completed');
-    expect(log.statuses(job.job_id)).toEqual(['queued', 'researching', 'brief_ready', 'generating_draft', 'completed']);
+    expect(await log.statuses(job.job_id)).toEqual([
+      'queued',
+      'researching',
+      'brief_ready',
+      'generating_draft',
+      'completed',
+    ]);
     const art = await getArtifacts(t, a.key, job.job_id);
     expect(art.body.draft!.content).toContain('#');
     expect(art.body.draft!.word_count).toBeGreaterThan(0);
@@ -318,7 +331,7 @@ describe('approve of an auto job and of a failed job; failure of the pipeline', 
       mode: 'stepped',
     });
     expect(await settle(t, job.job_id)).toBe('failed');
-    expect(log.statuses(job.job_id)).toEqual(['queued', 'researching', 'failed']);
+    expect(await log.statuses(job.job_id)).toEqual(['queued', 'researching', 'failed']);
     const d = await getJob(t, a.key, job.job_id);
     expect(d.body).toMatchObject({
       status: 'failed',

@@ -1,31 +1,31 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { issueApiKey } from '../../src/engine/admin.ts';
-import { openDatabase, type OpenedDatabase } from '../../src/store/db.ts';
+import type { OpenedDatabase } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createClient } from '../../src/store/repos/clients.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { startBillableProvider, type BillableProvider } from '../helpers/billable-provider.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { openTestStore, type TestStore } from '../helpers/store.ts';
 
 /**
  * docs/reliability.md B.23 and B.24 with real processes: the widget server is killed with SIGKILL at a chosen point, a new
- * process is started on the same SQLite file, and the client retries with the same Idempotency-Key. The billable
+ * process is started on the same store (SQLite file or PostgreSQL database), and the client retries with the same Idempotency-Key. The billable
  * provider on loopback counts calls and distinct executions per derived key (`<runId>:call`).
  */
 
 type Widget = { widget_id: string; status: string; billing: string; result: { execution: number } | null };
 
 describe('B. idempotency across crashes (kill -9)', () => {
-  let tmp: ReturnType<typeof tempDir>;
+  let store: TestStore;
   let database: OpenedDatabase;
   let provider: BillableProvider;
   let tenant: { orgId: string; clientId: string; key: string };
   const servers: SpawnedServer[] = [];
 
   beforeEach(async () => {
-    tmp = tempDir();
-    database = openDatabase(tmp.dbPath);
+    store = await openTestStore();
+    database = store.opened;
     await migrateToLatest(database.db);
     const now = Date.now();
     const org = await createOrganisation(
@@ -42,15 +42,14 @@ describe('B. idempotency across crashes (kill -9)', () => {
     for (const s of servers.splice(0)) await s.crash();
     provider.release();
     await provider.close();
-    await database.close();
-    tmp.cleanup();
+    await store.close();
   });
 
   /** A widget server on the shared database: one runner slot, 3 s leases (a busy machine must not make a live server lose its own), 50 ms polling. */
   async function server(owner: string): Promise<SpawnedServer> {
     const s = await spawnServer(
       {
-        AGENT_API_DB: tmp.dbPath,
+        ...store.env,
         WIDGET_PROVIDER_URL: provider.url,
         AGENT_API_LEASE_MS: '3000',
         AGENT_API_POLL_MS: '50',

@@ -6,11 +6,11 @@ import {
   requestHash,
 } from '../../src/engine/idempotency.ts';
 import { ApiError } from '../../src/errors.ts';
-import { immediate, openDatabase, type OpenedDatabase } from '../../src/store/db.ts';
+import { immediate, type OpenedDatabase } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { createFakeClock, type FakeClock } from '../helpers/clock.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { openTestStore, type TestStore } from '../helpers/store.ts';
 
 const DAY = 24 * 3_600_000;
 
@@ -95,23 +95,22 @@ describe('requestHash', () => {
 });
 
 describe('idempotency service', () => {
-  let tmp: ReturnType<typeof tempDir>;
+  let store: TestStore;
   let database: OpenedDatabase;
   let clock: FakeClock;
   let orgId: string;
   const service = () => createIdempotencyService({ clock, ttlMs: DAY });
 
   beforeEach(async () => {
-    tmp = tempDir();
-    database = openDatabase(tmp.dbPath);
+    store = await openTestStore();
+    database = store.opened;
     await migrateToLatest(database.db);
     clock = createFakeClock();
     orgId = (await createOrganisation(database.db, { name: 'o', plan: 'starter', subscription: 'active' }, clock.now()))
       .id;
   });
   afterEach(async () => {
-    await database.close();
-    tmp.cleanup();
+    await store.close();
   });
 
   const scope = (over: Partial<{ key: string; operation: string; hash: string }> = {}) => ({

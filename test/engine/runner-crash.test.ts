@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/store/db.ts';
+import type { Db } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { createClient } from '../../src/store/repos/clients.ts';
@@ -12,12 +12,12 @@ import { OPERATIONS } from '../../src/tools/registry.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { startBillableProvider } from '../helpers/billable-provider.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { openStoreOf, openTestStore } from '../helpers/store.ts';
 import { widgetOperations, widgetPipeline } from '../helpers/widget.ts';
 
 /**
  * Crash and restart of real server processes (docs/reliability.md G.74-G.76, G.79): `kill -9` and SIGTERM of
- * test/helpers/widget-server.ts processes sharing one SQLite file, against a loopback provider that bills by
+ * test/helpers/widget-server.ts processes sharing one store (SQLite file or PostgreSQL database), against a loopback provider that bills by
  * Idempotency-Key. Waiting here is for another process to reach a state, polled; nothing sleeps for timing.
  */
 
@@ -28,7 +28,8 @@ afterEach(async () => {
 });
 
 interface Seeded {
-  dbPath: string;
+  /** The settings that open the store (AGENT_API_DB, and AGENT_API_DATABASE_URL on PostgreSQL). */
+  storeEnv: Record<string, string>;
   key: string;
   clientId: string;
   orgId: string;
@@ -37,16 +38,15 @@ interface Seeded {
 }
 
 async function seed(track = cleanups): Promise<Seeded> {
-  const tmp = tempDir();
-  track.push(tmp.cleanup);
-  const opened = openDatabase(tmp.dbPath);
-  track.push(() => opened.close());
+  const store = await openTestStore();
+  track.push(() => store.close());
+  const opened = store.opened;
   await migrateToLatest(opened.db);
   const now = Date.now();
   const org = await createOrganisation(opened.db, { name: 'Crash org', plan: 'agency', subscription: 'active' }, now);
   const client = await createClient(opened.db, { name: 'Crash client', orgId: org.id }, now);
   const key = await issueApiKey(opened.db, { orgId: org.id, scopes: SCOPES }, now);
-  return { dbPath: tmp.dbPath, key: key.apiKey, clientId: client.id, orgId: org.id, db: opened.db };
+  return { storeEnv: store.env, key: key.apiKey, clientId: client.id, orgId: org.id, db: opened.db };
 }
 
 async function start(
@@ -57,7 +57,7 @@ async function start(
   track = cleanups,
 ): Promise<SpawnedServer> {
   const server = await spawnServer(
-    { AGENT_API_DB: s.dbPath, WIDGET_PROVIDER_URL: providerUrl, RUNNER_OWNER: owner, AGENT_API_POLL_MS: '50', ...env },
+    { ...s.storeEnv, WIDGET_PROVIDER_URL: providerUrl, RUNNER_OWNER: owner, AGENT_API_POLL_MS: '50', ...env },
     { script: SCRIPT },
   );
   track.push(() => server.crash());
@@ -350,7 +350,7 @@ describe('two processes and in-process shutdown', () => {
     const dbPath = t1.dbPath;
     await t1.app.close(50);
     await running;
-    const reopened = openDatabase(dbPath);
+    const reopened = openStoreOf(t1.storeEnv);
     cleanups.push(() => reopened.close());
     expect(await runOf(reopened.db, id)).toMatchObject({
       state: 'pending',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { openDatabase, type Db, type OpenedDatabase } from '../../src/store/db.ts';
+import type { Db, OpenedDatabase } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import {
@@ -27,7 +27,7 @@ import { ProviderError } from '../../src/providers/types.ts';
 import { OPERATIONS } from '../../src/tools/registry.ts';
 import { createFakeClock, type FakeClock } from '../helpers/clock.ts';
 import { captureLogger } from '../helpers/logs.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { openTestStore } from '../helpers/store.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { startBillableProvider } from '../helpers/billable-provider.ts';
 import { widgetOperations, widgetPipeline } from '../helpers/widget.ts';
@@ -43,25 +43,25 @@ interface Harness {
   clock: FakeClock;
   logs: ReturnType<typeof captureLogger>;
   orgId: string;
-  /** A second connection to the same file (a second worker). */
+  /** A second connection to the same store (a second worker). */
   connect(): Promise<Db>;
 }
 
 async function harness(): Promise<Harness> {
-  const tmp = tempDir();
-  cleanups.push(tmp.cleanup);
+  const store = await openTestStore();
+  cleanups.push(() => store.close());
   const track = (o: OpenedDatabase) => (cleanups.push(() => o.close()), o.db);
-  const db = track(openDatabase(tmp.dbPath));
+  const db = store.db;
   await migrateToLatest(db);
   const clock = createFakeClock();
   const org = await createOrganisation(db, { name: 'Runner org', plan: 'agency', subscription: 'active' }, clock.now());
   return {
     db,
-    dbPath: tmp.dbPath,
+    dbPath: store.dbPath,
     clock,
     logs: captureLogger('info'),
     orgId: org.id,
-    connect: async () => track(openDatabase(tmp.dbPath)),
+    connect: async () => track(store.open()),
   };
 }
 

@@ -6,7 +6,7 @@ import { iso } from '../../src/clock.ts';
 import { ApiError } from '../../src/errors.ts';
 import { PLAN_LIMITS } from '../../src/engine/plans.ts';
 import { createUsageService, WINDOWS, type UsageService, type WindowName } from '../../src/engine/usage.ts';
-import { immediate, openDatabase, type Db, type OpenedDatabase, type TxDb } from '../../src/store/db.ts';
+import { immediate, type Db, type OpenedDatabase, type TxDb } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { insertRun, type RunRow } from '../../src/store/repos/runs.ts';
@@ -19,12 +19,13 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startBillableProvider, type BillableProvider } from '../helpers/billable-provider.ts';
 import { createFakeClock, type FakeClock } from '../helpers/clock.ts';
 import { captureLogger } from '../helpers/logs.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { openTestStore, type TestStore } from '../helpers/store.ts';
 import { widgetOperations, widgetPipeline } from '../helpers/widget.ts';
 
 /**
- * docs/reliability.md C (usage reservations): against the ledger service on a real SQLite file with a fake clock, and over
- * REST through the test widget where the case is about acceptance or the runner.
+ * docs/reliability.md C (usage reservations): against the ledger service on a real store (a SQLite file, or a
+ * PostgreSQL database) with a fake clock, and over REST through the test widget where the case is about acceptance or
+ * the runner.
  */
 
 const HOUR = 3_600_000;
@@ -62,16 +63,16 @@ type Ledger = {
 };
 
 describe('C. usage ledger (service)', () => {
-  let tmp: ReturnType<typeof tempDir>;
+  let store: TestStore;
   let database: OpenedDatabase;
   let L: Ledger;
 
   beforeEach(async () => {
-    tmp = tempDir();
-    database = openDatabase(tmp.dbPath);
+    store = await openTestStore();
+    database = store.opened;
     // These cases are about ledger logic under interleaving, not power-cut durability (the crash tests cover that):
-    // WAL with synchronous=NORMAL skips the per-commit fsync and keeps the 1,000-op soak fast.
-    database.raw.pragma('synchronous = NORMAL');
+    // on SQLite, WAL with synchronous=NORMAL skips the per-commit fsync and keeps the 1,000-op soak fast.
+    if (database.dialect === 'sqlite') database.raw.pragma('synchronous = NORMAL');
     await migrateToLatest(database.db);
     const db = database.db;
     const clock = createFakeClock();
@@ -121,8 +122,7 @@ describe('C. usage ledger (service)', () => {
     };
   });
   afterEach(async () => {
-    await database.close();
-    tmp.cleanup();
+    await store.close();
   });
 
   const refusal = (err: unknown) => {
@@ -465,7 +465,7 @@ describe('C. usage ledger (service)', () => {
             select sum(b.units) as load from usage_ledger a
             join usage_ledger b on b.org_id = a.org_id and b.state != 'released'
               and b.created_at > a.created_at - ${WINDOWS[w]} and b.created_at <= a.created_at
-            where a.org_id = ${org.id} group by a.id)`.execute(L.db);
+            where a.org_id = ${org.id} group by a.id) as loads`.execute(L.db);
         expect(Number(worst.rows[0]?.load ?? 0), `${org.plan} ${w}`).toBeLessThanOrEqual(limit);
       }
     }

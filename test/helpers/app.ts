@@ -29,6 +29,23 @@ export async function testStoreEnv(): Promise<Record<string, string>> {
   return { AGENT_API_DATABASE_URL: url.toString() };
 }
 
+/** The store settings given to each database file path, so a path names one store on either dialect. */
+const stores = new Map<string, Promise<Record<string, string>>>();
+
+/**
+ * The settings that open the store named by `dbPath`: `AGENT_API_DB`, and on PostgreSQL the `AGENT_API_DATABASE_URL` of
+ * the database created for that path the first time it was asked for (testStoreEnv). Every app started with the same
+ * `dbPath` (restart tests), and every process spawned with these settings, shares one store on both dialects.
+ */
+export async function storeEnvFor(dbPath: string): Promise<Record<string, string>> {
+  let env = stores.get(dbPath);
+  if (!env) {
+    env = testStoreEnv();
+    stores.set(dbPath, env);
+  }
+  return { ...(await env), AGENT_API_DB: dbPath };
+}
+
 export interface TestAppOptions {
   env?: Record<string, string>;
   clock?: FakeClock;
@@ -38,7 +55,10 @@ export interface TestAppOptions {
   /** Start the runner's polling loop (tests usually drive it with runUntilIdle). */
   background?: boolean;
   runnerOwner?: string;
-  /** Reuse an existing database file (restart tests). */
+  /**
+   * Reuse an existing store (restart tests): the database file, or on PostgreSQL the database the first app started
+   * with this path was given (storeEnvFor).
+   */
   dbPath?: string;
 }
 
@@ -58,7 +78,8 @@ export interface TestResponse<T = Record<string, unknown>> {
 }
 
 /**
- * A real app on a real SQLite file, listening on a loopback port, with a fake clock and a captured logger.
+ * A real app on a real store (a SQLite file, or a PostgreSQL database: testStoreEnv), listening on a loopback port,
+ * with a fake clock and a captured logger.
  * Helpers create organisations, clients and keys straight in the store.
  */
 export async function startTestApp(options: TestAppOptions = {}) {
@@ -66,9 +87,9 @@ export async function startTestApp(options: TestAppOptions = {}) {
   const dbPath = options.dbPath ?? tmp!.dbPath;
   const clock = options.clock ?? createFakeClock();
   const logs = options.logger ? null : captureLogger('info');
+  const storeEnv = await storeEnvFor(dbPath);
   const config = loadConfig({
-    ...(await testStoreEnv()),
-    AGENT_API_DB: dbPath,
+    ...storeEnv,
     AGENT_API_LOG_LEVEL: 'info',
     AGENT_API_RETRY_BASE_MS: '1000',
     ...TEST_SERVER_ENV,
@@ -145,6 +166,8 @@ export async function startTestApp(options: TestAppOptions = {}) {
     url,
     port,
     dbPath,
+    /** The settings that open this app's store (AGENT_API_DB; AGENT_API_DATABASE_URL on PostgreSQL), for processes. */
+    storeEnv,
     logs,
     org,
     client,

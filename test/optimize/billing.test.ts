@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getReservation } from '../../src/store/repos/usage-ledger.ts';
 import { immediate } from '../../src/store/db.ts';
 import { call, drain, footprint, getOptimization, settle, started, startWorld, type World } from './helpers/harness.ts';
 import { KEYWORD } from './helpers/web.ts';
+import { refuseUpdates } from '../helpers/triggers.ts';
 
 /**
  * docs/reliability.md C.28-C.30 through real runs: a run that fails releases its reservation exactly once and the pool gets
@@ -141,9 +141,12 @@ describe('C.29 a successful run finalizes its reservation exactly once', () => {
 describe('reconciliation_pending: the charge write fails, the result stays usable, the reconciler charges it later', () => {
   it('reports reconciliation_pending with a usable result, then finalized once after reconcile', async () => {
     const { key } = await w.t.tenant('starter');
-    await sql`create temp trigger fail_charge before update on usage_ledger when new.state = 'charged' begin select raise(abort, 'billing down'); end`.execute(
-      w.t.db,
-    );
+    const restore = await refuseUpdates(w.t.db, {
+      name: 'fail_charge',
+      table: 'usage_ledger',
+      when: "new.state = 'charged'",
+      message: 'billing down',
+    });
     let id: string;
     try {
       id = (await started(w.t, key, { url: w.web.url('/target/thorough'), keyword: KEYWORD })).optimization_id;
@@ -168,7 +171,7 @@ describe('reconciliation_pending: the charge write fails, the result stays usabl
       else expect(pass.charged).toBe(0);
       expect(await ledger(id)).toMatchObject({ state: 'reserved' });
     } finally {
-      await sql`drop trigger if exists temp.fail_charge`.execute(w.t.db);
+      await restore();
     }
     // A queued run's reservation is not the reconciler's to settle.
     await w.t.engine.runner.stop(0);

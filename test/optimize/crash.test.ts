@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/store/db.ts';
+import type { Db } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { issueApiKey } from '../../src/engine/admin.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.ts';
 import { startCanary } from '../helpers/canary.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { openTestStore } from '../helpers/store.ts';
 import type { Optimization } from './helpers/harness.ts';
 import { startLoopbackSerp, startLoopbackWeb, KEYWORD, type LoopbackSerp, type LoopbackWeb } from './helpers/web.ts';
 
 /**
- * docs/reliability.md G.74 and G.78 with real `agent-api serve` processes on one SQLite file: kill -9 during a run, restart,
+ * docs/reliability.md G.74 and G.78 with real `agent-api serve` processes on one store (SQLite file or PostgreSQL database): kill -9 during a run, restart,
  * and the run finishes once (search checkpointed, reservation finalized once), or, when the page keeps failing, it
  * fails after the maximum attempts, counted across the crash, and releases its reservation once. Waiting is for
  * another process to reach a state: long-polls of the API and a polled read of the database.
@@ -29,10 +29,9 @@ interface Setup {
 }
 
 async function setup(env: Record<string, string>): Promise<Setup> {
-  const tmp = tempDir();
-  cleanups.push(tmp.cleanup);
-  const opened = openDatabase(tmp.dbPath);
-  cleanups.push(() => opened.close());
+  const store = await openTestStore();
+  cleanups.push(() => store.close());
+  const opened = store.opened;
   await migrateToLatest(opened.db);
   const now = Date.now();
   const org = await createOrganisation(opened.db, { name: 'Crash org', plan: 'agency', subscription: 'active' }, now);
@@ -45,14 +44,14 @@ async function setup(env: Record<string, string>): Promise<Setup> {
   const serp = await startLoopbackSerp(web);
   cleanups.push(() => serp.close());
   return {
-    dbPath: tmp.dbPath,
+    dbPath: store.dbPath,
     key: key.apiKey,
     orgId: org.id,
     db: opened.db,
     web,
     serp,
     env: {
-      AGENT_API_DB: tmp.dbPath,
+      ...store.env,
       ...serp.env,
       AGENT_API_TEST_FETCH_ALLOW: web.allow,
       // Long enough that a busy machine does not make a live server lose its own lease (a second fetch would be counted);

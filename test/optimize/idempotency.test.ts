@@ -103,7 +103,10 @@ function socketPost(key: string, headerLines: string[], text: string): Promise<n
       'Connection: close',
       ...headerLines,
     ];
-    sock.end(Buffer.from(`${lines.join('\r\n')}\r\n\r\n${text}`, 'latin1'));
+    // Written, not ended: a half-close before the answer makes node:http abort a request still in flight (a store
+    // that answers over the network, such as PostgreSQL, is still working when the FIN arrives). `Connection: close`
+    // ends the exchange once the answer is sent.
+    sock.write(Buffer.from(`${lines.join('\r\n')}\r\n\r\n${text}`, 'latin1'));
   });
 }
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { connectHttpClient, structured } from '../helpers/mcp.ts';
+import { sqlRows } from '../helpers/rows.ts';
 import { spawnServer } from '../helpers/spawn.ts';
 import { caller, countersDrift, footprint, type Any, type Caller } from './fixture.ts';
 
@@ -53,7 +55,7 @@ describe('canonical de-duplication through save_prospect (docs/reliability.md F)
     expect(ids.size).toBe(1);
     expect(answers.map((a) => a.body.already_saved)).toEqual([false, true, true, true]);
     expect(answers.every((a) => a.body.url === 'http://example.com/')).toBe(true);
-    expect(footprint(t, orgId).items).toBe(1);
+    expect((await footprint(t, orgId)).items).toBe(1);
   });
 
   it('F.65 /path/ and /path are one prospect; /About and /about are two', async () => {
@@ -64,7 +66,7 @@ describe('canonical de-duplication through save_prospect (docs/reliability.md F)
     const cased = await saveAll(save, ['https://example.com/About', 'https://example.com/about']);
     expect(cased.statuses).toEqual([201, 201]);
     expect(cased.ids.size).toBe(2);
-    expect(footprint(t, orgId).items).toBe(3);
+    expect((await footprint(t, orgId)).items).toBe(3);
   });
 
   it('F.66 utm_*, gclid and fbclid are dropped; id=7 is kept', async () => {
@@ -117,12 +119,14 @@ describe('canonical de-duplication through save_prospect (docs/reliability.md F)
     expect(res.isError).toBe(true);
     expect(structured<Any>(res).error.code).toBe('invalid_input');
     await mcp.close();
-    expect(footprint(t, orgId)).toMatchObject({ items: 0, keys: 1 });
-    const raw = t.app.database.raw;
-    expect(raw.prepare("SELECT count(*) AS n FROM prospect_items WHERE url LIKE '%s3cr3t%'").get()).toEqual({ n: 0 });
-    expect(raw.prepare("SELECT count(*) AS n FROM idempotency_keys WHERE response LIKE '%s3cr3t%'").get()).toEqual({
-      n: 0,
-    });
+    expect(await footprint(t, orgId)).toMatchObject({ items: 0, keys: 1 });
+    // lower(): SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+    expect(await sqlRows(t.db, sql`SELECT count(*) AS n FROM prospect_items WHERE lower(url) LIKE '%s3cr3t%'`)).toEqual(
+      [{ n: 0 }],
+    );
+    expect(
+      await sqlRows(t.db, sql`SELECT count(*) AS n FROM idempotency_keys WHERE lower(response) LIKE '%s3cr3t%'`),
+    ).toEqual([{ n: 0 }]);
     expect(t.logs!.text()).not.toContain('s3cr3t');
   });
 
@@ -155,13 +159,13 @@ describe('canonical de-duplication through save_prospect (docs/reliability.md F)
       expect(structured<Any>(res).error.code).toBe('invalid_input');
     }
     await mcp.close();
-    expect(footprint(t, orgId).items).toBe(1);
+    expect((await footprint(t, orgId)).items).toBe(1);
   });
 
   it('F.71 concurrent saves of http://www.x.com/ and https://x.com leave exactly one row; the second answers it with 200', async () => {
     // This test's server and a second server process on the same database file race, as two workers of one
     // deployment would: the UNIQUE(list_id, dedupe_key) constraint decides, never a read-then-write.
-    const other = await spawnServer({ AGENT_API_DB: t.dbPath });
+    const other = await spawnServer(t.storeEnv);
     try {
       const { orgId, clientId, key, c } = await setup();
       const save = async (server: { url: string }, listId: string, url: string) => {
@@ -206,9 +210,9 @@ describe('canonical de-duplication through save_prospect (docs/reliability.md F)
       expect(answers.filter((r) => r.status === 201)).toHaveLength(1);
       expect(answers.map((r) => r.status).every((s) => s === 201 || s === 200)).toBe(true);
       expect(new Set(answers.map((r) => r.body.item_id)).size).toBe(1);
-      expect(footprint(t, orgId).items).toBe(7);
+      expect((await footprint(t, orgId)).items).toBe(7);
       expect((await c.lists(clientId)).body.data.find((l) => l.list_id === list.list_id)?.item_count).toBe(1);
-      expect(countersDrift(t)).toEqual([]);
+      expect(await countersDrift(t)).toEqual([]);
     } finally {
       await other.terminate();
     }
@@ -224,7 +228,7 @@ describe('canonical de-duplication through save_prospect (docs/reliability.md F)
     const otherList = (await a.c.createList(a.clientId, { name: 'Second' })).body;
     const rc = await a.c.save(a.clientId, otherList.list_id, { url: 'https://www.shared.example.com' });
     expect(rc.status).toBe(201);
-    expect(footprint(t, a.orgId).items).toBe(2);
-    expect(footprint(t, b.orgId).items).toBe(1);
+    expect((await footprint(t, a.orgId)).items).toBe(2);
+    expect((await footprint(t, b.orgId)).items).toBe(1);
   });
 });

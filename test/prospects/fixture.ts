@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { TestApp, TestResponse } from '../helpers/app.ts';
+import { countRows, sqlRows } from '../helpers/rows.ts';
 
 /** Shared shapes and calls for the prospect tests: REST paths, bodies and counts of what a call left behind. */
 
@@ -80,27 +82,27 @@ export function caller(t: TestApp, key: string) {
 export type Caller = ReturnType<typeof caller>;
 
 /** Rows of the prospect tables and idempotency records an organisation has. */
-export function footprint(t: TestApp, orgId: string) {
-  const raw = t.app.database.raw;
-  const n = (sqlText: string) => (raw.prepare(sqlText).get(orgId) as { n: number }).n;
+export async function footprint(t: TestApp, orgId: string) {
   return {
-    lists: n('SELECT count(*) AS n FROM prospect_lists WHERE org_id = ?'),
-    items: n('SELECT count(*) AS n FROM prospect_items WHERE org_id = ?'),
-    keys: n('SELECT count(*) AS n FROM idempotency_keys WHERE org_id = ?'),
+    lists: await countRows(t.db, 'prospect_lists', { org_id: orgId }),
+    items: await countRows(t.db, 'prospect_items', { org_id: orgId }),
+    keys: await countRows(t.db, 'idempotency_keys', { org_id: orgId }),
   };
 }
 
 /** Every list's counters against a GROUP BY over its items: the invariant the counters keep. */
-export function countersDrift(t: TestApp): unknown[] {
-  return t.app.database.raw
-    .prepare(
-      `SELECT l.id, l.count_identified, l.count_contacted, l.count_in_discussion, l.count_won, l.count_passed,
-              sum(i.status = 'identified') AS identified, sum(i.status = 'contacted') AS contacted,
-              sum(i.status = 'in_discussion') AS in_discussion, sum(i.status = 'won') AS won, sum(i.status = 'passed') AS passed
-         FROM prospect_lists l LEFT JOIN prospect_items i ON i.list_id = l.id
-        GROUP BY l.id
-       HAVING l.count_identified != coalesce(identified, 0) OR l.count_contacted != coalesce(contacted, 0)
-           OR l.count_in_discussion != coalesce(in_discussion, 0) OR l.count_won != coalesce(won, 0) OR l.count_passed != coalesce(passed, 0)`,
-    )
-    .all();
+export async function countersDrift(t: TestApp): Promise<unknown[]> {
+  const tally = (status: string) => sql`coalesce(sum(case when i.status = ${status} then 1 else 0 end), 0)`;
+  return sqlRows(
+    t.db,
+    sql`SELECT * FROM (
+          SELECT l.id, l.count_identified, l.count_contacted, l.count_in_discussion, l.count_won, l.count_passed,
+                 ${tally('identified')} AS identified, ${tally('contacted')} AS contacted,
+                 ${tally('in_discussion')} AS in_discussion, ${tally('won')} AS won, ${tally('passed')} AS passed
+            FROM prospect_lists l LEFT JOIN prospect_items i ON i.list_id = l.id
+           GROUP BY l.id, l.count_identified, l.count_contacted, l.count_in_discussion, l.count_won, l.count_passed
+        ) AS c
+       WHERE count_identified != identified OR count_contacted != contacted OR count_in_discussion != in_discussion
+          OR count_won != won OR count_passed != passed`,
+  );
 }

@@ -65,16 +65,16 @@ describe('idempotency of prospect mutations (docs/reliability.md B)', () => {
   it('B.11 the same key and body twice answer the first result again (same status, Idempotent-Replayed) and do the work once', async () => {
     const s = await setup();
     for (const m of await mutations(s)) {
-      const before = footprint(t, s.orgId);
+      const before = await footprint(t, s.orgId);
       const first = await m.run(s.c, `b11-${m.name}`);
       expect(first.status, m.name).toBeLessThan(300);
       expect(first.headers.get('idempotent-replayed')).toBeNull();
-      const afterFirst = footprint(t, s.orgId);
+      const afterFirst = await footprint(t, s.orgId);
       const second = await m.run(s.c, `b11-${m.name}`);
       expect(second.status, m.name).toBe(first.status);
       expect(second.headers.get('idempotent-replayed')).toBe('true');
       expect(second.body).toEqual(first.body);
-      expect(footprint(t, s.orgId), m.name).toEqual(afterFirst);
+      expect(await footprint(t, s.orgId), m.name).toEqual(afterFirst);
       expect(afterFirst.keys - before.keys).toBe(1);
     }
   });
@@ -125,7 +125,7 @@ describe('idempotency of prospect mutations (docs/reliability.md B)', () => {
       idempotency_key: 'b11-mcp-item',
     });
     expect(i2).toEqual(i1);
-    expect(footprint(t, s.orgId)).toMatchObject({ lists: 2, items: 1 });
+    expect(await footprint(t, s.orgId)).toMatchObject({ lists: 2, items: 1 });
     await mcp.close();
   });
 
@@ -147,20 +147,20 @@ describe('idempotency of prospect mutations (docs/reliability.md B)', () => {
     );
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.body).toEqual(a.body);
-    expect(footprint(t, s.orgId)).toMatchObject({ items: 1, keys: 2 });
+    expect(await footprint(t, s.orgId)).toMatchObject({ items: 1, keys: 2 });
   });
 
   it('B.13 the same key with another body: 422 idempotency_key_reused, nothing new', async () => {
     const s = await setup();
     await s.c.save(s.clientId, s.list.list_id, { url: 'https://a.example.com/' }, 'b13');
-    const before = footprint(t, s.orgId);
+    const before = await footprint(t, s.orgId);
     const r = await s.c.save(s.clientId, s.list.list_id, { url: 'https://b.example.com/' }, 'b13');
     expect([r.status, r.body.error.code]).toEqual([422, 'idempotency_key_reused']);
     const renamed = await s.c.createList(s.clientId, { name: 'Idem 2' }, 'b13-list');
     expect(renamed.status).toBe(201);
     const r2 = await s.c.createList(s.clientId, { name: 'Idem 3' }, 'b13-list');
     expect(r2.status).toBe(422);
-    expect(footprint(t, s.orgId)).toEqual({ ...before, lists: before.lists + 1, keys: before.keys + 1 });
+    expect(await footprint(t, s.orgId)).toEqual({ ...before, lists: before.lists + 1, keys: before.keys + 1 });
   });
 
   it('B.14 the same key on another operation, or on the same operation for another list: 422', async () => {
@@ -171,7 +171,7 @@ describe('idempotency of prospect mutations (docs/reliability.md B)', () => {
     await s.c.save(s.clientId, s.list.list_id, { url: 'https://a.example.com/' }, 'b14-save');
     const otherList = await s.c.save(s.clientId, other.list_id, { url: 'https://a.example.com/' }, 'b14-save');
     expect([otherList.status, otherList.body.error.code]).toEqual([422, 'idempotency_key_reused']);
-    expect(footprint(t, s.orgId)).toMatchObject({ lists: 2, items: 1 });
+    expect(await footprint(t, s.orgId)).toMatchObject({ lists: 2, items: 1 });
   });
 
   it('B.15 20 concurrent identical requests with one key: one execution, the others replay', async () => {
@@ -189,33 +189,33 @@ describe('idempotency of prospect mutations (docs/reliability.md B)', () => {
     );
     expect(lists.filter((r) => r.headers.get('idempotent-replayed') === null)).toHaveLength(1);
     expect(new Set(lists.map((r) => r.body.list_id)).size).toBe(1);
-    expect(footprint(t, s.orgId)).toEqual({ lists: 2, items: 1, keys: 3 });
+    expect(await footprint(t, s.orgId)).toEqual({ lists: 2, items: 1, keys: 3 });
   });
 
   it('B.16 every mutation without Idempotency-Key: 400 idempotency_key_required, nothing created', async () => {
     const s = await setup();
     const ms = await mutations(s);
-    const before = footprint(t, s.orgId);
+    const before = await footprint(t, s.orgId);
     for (const m of ms) {
       const r = await m.run(s.c, null);
       expect([r.status, r.body.error.code], m.name).toEqual([400, 'idempotency_key_required']);
     }
-    expect(footprint(t, s.orgId)).toEqual(before);
+    expect(await footprint(t, s.orgId)).toEqual(before);
     expect((await s.c.lists(s.clientId)).body.data.map((l) => l.name).sort()).toEqual(['Doomed', 'Idem']);
   });
 
   it('B.17 (optional keys do not apply: every prospect mutation requires one) two keyless calls are both refused, nothing twice', async () => {
     const s = await setup();
-    const before = footprint(t, s.orgId);
+    const before = await footprint(t, s.orgId);
     const a = await s.c.createList(s.clientId, { name: 'Twice' }, null);
     const b = await s.c.createList(s.clientId, { name: 'Twice' }, null);
     expect([a.status, b.status]).toEqual([400, 400]);
-    expect(footprint(t, s.orgId)).toEqual(before);
+    expect(await footprint(t, s.orgId)).toEqual(before);
   });
 
   it('B.18 empty, 256-character, space-containing and repeated keys: 400 invalid_input, nothing created', async () => {
     const s = await setup();
-    const before = footprint(t, s.orgId);
+    const before = await footprint(t, s.orgId);
     for (const bad of ['', 'x'.repeat(256), 'a b', 'k\u00e9y']) {
       const r = await s.c.save(s.clientId, s.list.list_id, { url: 'https://a.example.com/' }, bad);
       expect([r.status, r.body.error.code], JSON.stringify(bad)).toEqual([400, 'invalid_input']);
@@ -233,7 +233,7 @@ describe('idempotency of prospect mutations (docs/reliability.md B)', () => {
       );
       expect([r.status, r.body.error.code], pair.join()).toEqual([400, 'invalid_input']);
     }
-    expect(footprint(t, s.orgId)).toEqual(before);
+    expect(await footprint(t, s.orgId)).toEqual(before);
     expect(
       (await s.c.save(s.clientId, s.list.list_id, { url: 'https://a.example.com/' }, 'y'.repeat(255))).status,
     ).toBe(201);
@@ -276,7 +276,7 @@ describe('idempotency of prospect mutations (docs/reliability.md B)', () => {
     expect(wrongList.status).toBe(404);
     const conflict = await s.c.deleteList(s.clientId, s.list.list_id, 'wrong name', 'b21-del');
     expect(conflict.status).toBe(409);
-    expect(footprint(t, s.orgId)).toMatchObject({ items: 0, keys: 1 });
+    expect(await footprint(t, s.orgId)).toMatchObject({ items: 0, keys: 1 });
     const ok = await s.c.save(s.clientId, s.list.list_id, { url: 'https://ok.example.com/' }, 'b21');
     expect([ok.status, ok.headers.get('idempotent-replayed')]).toEqual([201, null]);
     const del = await s.c.deleteList(s.clientId, s.list.list_id, 'Idem', 'b21-del');
@@ -301,7 +301,7 @@ describe('idempotency of prospect mutations (docs/reliability.md B)', () => {
       headers: { 'idempotency-key': 'b22-rate' },
     });
     expect([refused.status, refused.body.error.code]).toEqual([429, 'rate_limit_exceeded']);
-    expect(footprint(t, s.orgId)).toMatchObject({ items: 0, keys: 1 });
+    expect(await footprint(t, s.orgId)).toMatchObject({ items: 0, keys: 1 });
     t.clock.advance(60_000);
     for (const k of ['b22-rate', 'b22-auth']) {
       const r = await s.c.save(s.clientId, s.list.list_id, { url: `https://${k}.example.com/` }, k);

@@ -192,7 +192,7 @@ describe('prospect tools: a whole workflow', () => {
       idempotency_key: idem(),
     });
     expect(gone.body).toEqual({ deleted: true, list_id: listId, name: 'Broken links', items_deleted: 0 });
-    expect(footprint(t, s.orgId)).toMatchObject({ lists: 0, items: 0 });
+    expect(await footprint(t, s.orgId)).toMatchObject({ lists: 0, items: 0 });
     await s.mcp.close();
   });
 });
@@ -283,7 +283,7 @@ describe('prospect tools: errors match REST', () => {
       idempotency_key: idem(),
     });
     expect(viaMcp.body).toEqual(viaRest.body);
-    expect(footprint(t, s.orgId)).toMatchObject({ lists: 2, items: 1 });
+    expect(await footprint(t, s.orgId)).toMatchObject({ lists: 2, items: 1 });
     await s.mcp.close();
   });
 
@@ -334,7 +334,7 @@ describe('prospect tools: errors match REST', () => {
         },
       }),
     ).rejects.toMatchObject({ code: -32602 });
-    expect(footprint(t, s.orgId)).toMatchObject({ keys: 0 });
+    expect(await footprint(t, s.orgId)).toMatchObject({ keys: 0 });
     await s.mcp.close();
   });
 });

@@ -46,7 +46,7 @@ describe('create_prospect_list (POST /clients/:client_id/prospect-lists)', () =>
       updated_at: expect.stringMatching(ISO),
     });
     expect((await c.createList(clientId, { name: 'No type' })).body.opportunity_type).toBeNull();
-    expect(footprint(t, orgId)).toMatchObject({ lists: 2, keys: 2 });
+    expect(await footprint(t, orgId)).toMatchObject({ lists: 2, keys: 2 });
   });
 
   it('the same Idempotency-Key returns the same list instead of creating another', async () => {
@@ -56,7 +56,7 @@ describe('create_prospect_list (POST /clients/:client_id/prospect-lists)', () =>
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.headers.get('idempotent-replayed')).toBe('true');
     expect(b.body).toEqual(a.body);
-    expect(footprint(t, orgId).lists).toBe(1);
+    expect((await footprint(t, orgId)).lists).toBe(1);
     // Names need not be unique: another key makes another list.
     const other = await c.createList(clientId, { name: 'Once' });
     expect(other.body.list_id).not.toBe(a.body.list_id);
@@ -83,7 +83,7 @@ describe('create_prospect_list (POST /clients/:client_id/prospect-lists)', () =>
     const notUuid = await c.call('POST', listsPath('not-a-uuid'), { body: { name: 'x' } });
     expect(notUuid.status).toBe(400);
     expect(notUuid.body.error.details?.fields).toEqual([expect.objectContaining({ path: 'client_id' })]);
-    expect(footprint(t, orgId)).toEqual({ lists: 0, items: 0, keys: 0 });
+    expect(await footprint(t, orgId)).toEqual({ lists: 0, items: 0, keys: 0 });
   });
 
   it('refuses a body that is not JSON, or not an object, with 400 invalid_input', async () => {
@@ -224,7 +224,7 @@ describe('save_prospect (POST …/prospect-lists/:list_id/items)', () => {
     expect(againItem).toEqual(firstItem);
     const after = (await c.lists(clientId)).body.data[0]!;
     expect(after).toEqual(before);
-    expect(footprint(t, orgId).items).toBe(1);
+    expect((await footprint(t, orgId)).items).toBe(1);
   });
 
   it('refuses bad input with 400 invalid_input naming the field, and saves nothing', async () => {
@@ -250,7 +250,7 @@ describe('save_prospect (POST …/prospect-lists/:list_id/items)', () => {
       expect(r.body.error.code).toBe('invalid_input');
       expect(r.body.error.details?.fields).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
     }
-    expect(footprint(t, orgId)).toMatchObject({ items: 0, keys: 1 });
+    expect(await footprint(t, orgId)).toMatchObject({ items: 0, keys: 1 });
   });
 });
 
@@ -303,7 +303,7 @@ describe('update_prospect (PATCH …/items/:item_id)', () => {
       expect(row.updated_at).toBe(r.body.updated_at);
       current = to;
     }
-    expect(countersDrift(t)).toEqual([]);
+    expect(await countersDrift(t)).toEqual([]);
   });
 
   it('sets notes, clears them with notes: null, and leaves status alone when only notes are sent', async () => {
@@ -339,7 +339,7 @@ describe('update_prospect (PATCH …/items/:item_id)', () => {
     const { orgId, clientId, c } = await setup();
     const list = await newList(c, clientId);
     const item = (await c.save(clientId, list.list_id, { url: 'https://example.com/' })).body;
-    const keysBefore = footprint(t, orgId).keys;
+    const keysBefore = (await footprint(t, orgId)).keys;
     const empty = await c.update(clientId, list.list_id, item.item_id, {});
     expect([empty.status, empty.body.error.code]).toEqual([400, 'invalid_input']);
     expect(empty.body.error.details?.fields).toEqual([
@@ -351,7 +351,7 @@ describe('update_prospect (PATCH …/items/:item_id)', () => {
     }
     const missing = await c.update(clientId, list.list_id, randomUUID(), { status: 'won' });
     expect([missing.status, missing.body.error.code]).toEqual([404, 'not_found']);
-    expect(footprint(t, orgId).keys).toBe(keysBefore);
+    expect((await footprint(t, orgId)).keys).toBe(keysBefore);
   });
 });
 
@@ -379,7 +379,7 @@ describe('delete_prospect (DELETE …/items with {url})', () => {
     expect([bad.status, bad.body.error.code]).toEqual([400, 'invalid_input']);
     const missingBody = await c.call('DELETE', itemsPath(clientId, list.list_id), { body: {} });
     expect([missingBody.status, missingBody.body.error.code]).toEqual([400, 'invalid_input']);
-    expect(footprint(t, orgId).items).toBe(2);
+    expect((await footprint(t, orgId)).items).toBe(2);
 
     const before = (await c.lists(clientId)).body.data[0]!;
     const ok = await c.deleteItem(clientId, list.list_id, item.url);
@@ -411,12 +411,12 @@ describe('delete_prospect_list (DELETE …/prospect-lists/:list_id with {name})'
     }
     const noName = await c.call('DELETE', listPath(clientId, list.list_id), { body: {} });
     expect([noName.status, noName.body.error.code]).toEqual([400, 'invalid_input']);
-    expect(footprint(t, orgId)).toMatchObject({ lists: 2, items: 3 });
+    expect(await footprint(t, orgId)).toMatchObject({ lists: 2, items: 3 });
 
     const ok = await c.deleteList(clientId, list.list_id, 'Q3 outreach');
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ deleted: true, list_id: list.list_id, name: 'Q3 outreach', items_deleted: 2 });
-    expect(footprint(t, orgId)).toMatchObject({ lists: 1, items: 1 });
+    expect(await footprint(t, orgId)).toMatchObject({ lists: 1, items: 1 });
     const gone = await c.items(clientId, list.list_id);
     expect([gone.status, gone.body.error.code]).toEqual([404, 'not_found']);
     const again = await c.deleteList(clientId, list.list_id, 'Q3 outreach');

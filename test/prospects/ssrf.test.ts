@@ -56,7 +56,7 @@ describe('SSRF-unsafe URLs through save_prospect (docs/reliability.md E)', () =>
         expect(structured<Any>(res)).toEqual(r.body);
       }
       expect(canary.connections).toBe(0);
-      expect(footprint(t, s.orgId)).toMatchObject({ items: 0, keys: 1 });
+      expect(await footprint(t, s.orgId)).toMatchObject({ items: 0, keys: 1 });
     });
   }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
+import { Kysely, sql, SqliteDialect, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.ts';
 import {
@@ -26,11 +26,12 @@ import {
 } from '../../src/store/repos/prospects.ts';
 import type { DB, ProspectStatus } from '../../src/store/schema.ts';
 import { createFakeClock } from '../helpers/clock.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { countRows, sqlRows } from '../helpers/rows.ts';
+import { onPostgres, openTestStore, type TestStore } from '../helpers/store.ts';
 
 /** The prospect tables: the queries the routes run are indexed, and the per-status counters never drift. */
 
-const tmp = tempDir();
+let store: TestStore;
 let opened: OpenedDatabase;
 let orgId: string;
 let clientId: string;
@@ -39,18 +40,19 @@ const clock = createFakeClock();
 const engine = { clock, providers: { checkUrl: (u: string) => checkUrl(u) } } as unknown as Engine;
 
 beforeAll(async () => {
-  opened = openDatabase(tmp.dbPath);
+  store = await openTestStore();
+  opened = store.opened;
   await migrateToLatest(opened.db);
   orgId = (await createOrganisation(opened.db, { name: 'o', plan: 'agency', subscription: 'active' }, clock.now())).id;
   clientId = (await createClient(opened.db, { orgId, name: 'c' }, clock.now())).id;
 });
 afterAll(async () => {
-  await opened.close();
-  tmp.cleanup();
+  await store.close();
 });
 
 describe('prospect store', () => {
-  it('every read a route runs uses an index: no table scan, no sort of the rows', async () => {
+  // SQLite's query planner (EXPLAIN QUERY PLAN over the raw handle); PostgreSQL's plans depend on its statistics.
+  it.skipIf(onPostgres)('every read a route runs uses an index: no table scan, no sort of the rows', async () => {
     const raw = opened.raw;
     const list = await insertProspectList(
       opened.db,
@@ -130,8 +132,7 @@ describe('prospect store', () => {
     };
     expect(await insertProspectItem(opened.db, { ...row, id: randomUUID() })).toMatchObject({ dedupe_key: 'x.com' });
     expect(await insertProspectItem(opened.db, { ...row, id: randomUUID(), url: 'http://www.x.com/' })).toBeUndefined();
-    const n = opened.raw.prepare('SELECT count(*) AS n FROM prospect_items WHERE list_id = ?').get(list.id);
-    expect(n).toEqual({ n: 1 });
+    expect(await countRows(opened.db, 'prospect_items', { list_id: list.id })).toBe(1);
   });
 
   it('the per-status counters equal a count of the rows after a random mix of saves, updates and deletes', async () => {
@@ -175,18 +176,23 @@ describe('prospect store', () => {
         }
       });
     }
-    const counts = opened.raw
-      .prepare('SELECT status, count(*) AS n FROM prospect_items WHERE list_id = ? GROUP BY status')
-      .all(list.list_id) as { status: ProspectStatus; n: number }[];
-    const row = opened.raw.prepare('SELECT * FROM prospect_lists WHERE id = ?').get(list.list_id) as Record<
-      string,
-      number
-    >;
+    const counts = await sqlRows(
+      opened.db,
+      sql<{
+        status: ProspectStatus;
+        n: number;
+      }>`SELECT status, count(*) AS n FROM prospect_items WHERE list_id = ${list.list_id} GROUP BY status`,
+    );
+    const row = (await opened.db
+      .selectFrom('prospect_lists')
+      .selectAll()
+      .where('id', '=', list.list_id)
+      .executeTakeFirstOrThrow()) as unknown as Record<string, number>;
     for (const s of PROSPECT_STATUSES) expect(row[`count_${s}`], s).toBe(counts.find((c) => c.status === s)?.n ?? 0);
     expect(counts.reduce((n, c) => n + c.n, 0)).toBe(saved.size);
   });
 
-  it('deleting a client removes its lists and items (cascade); the migration rolls back cleanly', async () => {
+  it('deleting a client removes its lists and items (cascade); constraints hold at the storage level', async () => {
     const other = await createClient(opened.db, { orgId, name: 'gone' }, clock.now());
     const list = await immediate(opened.db, (trx) =>
       createList(engine, trx, orgId, { client_id: other.id, name: 'l', opportunity_type: 'other' }),
@@ -202,16 +208,17 @@ describe('prospect store', () => {
         contact_path: null,
       }),
     );
-    opened.raw.prepare('DELETE FROM clients WHERE id = ?').run(other.id);
-    expect(opened.raw.prepare('SELECT count(*) AS n FROM prospect_items WHERE client_id = ?').get(other.id)).toEqual({
-      n: 0,
-    });
-    expect(opened.raw.prepare('SELECT count(*) AS n FROM prospect_lists WHERE client_id = ?').get(other.id)).toEqual({
-      n: 0,
-    });
-    // Constraints hold at the storage level too.
-    expect(() => opened.raw.prepare('UPDATE prospect_lists SET count_won = -1').run()).toThrow(/CHECK/);
-    expect(() => opened.raw.prepare("UPDATE prospect_items SET status = 'ghosted'").run()).toThrow(/CHECK/);
+    await opened.db.deleteFrom('clients').where('id', '=', other.id).execute();
+    expect(await countRows(opened.db, 'prospect_items', { client_id: other.id })).toBe(0);
+    expect(await countRows(opened.db, 'prospect_lists', { client_id: other.id })).toBe(0);
+    // Constraints hold at the storage level too (SQLite: "CHECK constraint failed"; PostgreSQL: "violates check constraint").
+    const check = /CHECK constraint failed|violates check constraint/;
+    await expect(sql`UPDATE prospect_lists SET count_won = -1`.execute(opened.db)).rejects.toThrow(check);
+    await expect(sql`UPDATE prospect_items SET status = 'ghosted'`.execute(opened.db)).rejects.toThrow(check);
+  });
+
+  // SQLite's migrations are the incremental ones with a down step; PostgreSQL's schema is one frozen migration.
+  it.skipIf(onPostgres)('the prospects migration rolls back cleanly', async () => {
     const { MIGRATIONS } = await import('../../src/store/migrations/index.ts');
     const scratch = openDatabase(':memory:');
     await migrateToLatest(scratch.db);

@@ -54,7 +54,7 @@ describe('scopes and subscription', () => {
       'forbidden',
       'prospector:read',
     ]);
-    expect(footprint(t, orgId)).toMatchObject({ lists: 1, items: 2 });
+    expect(await footprint(t, orgId)).toMatchObject({ lists: 1, items: 2 });
   });
 
   it('works without an active subscription (outreach lists record state; no plan gate)', async () => {
@@ -142,21 +142,21 @@ describe('tenancy (docs/reliability.md A.6, A.7)', () => {
     expect((await theirs.c.items(theirs.clientId, theirList.list_id)).body.data).toEqual([
       expect.objectContaining({ item_id: theirItem.item_id, status: 'identified' }),
     ]);
-    expect(footprint(t, mine.orgId)).toMatchObject({ lists: 1, items: 1 });
-    expect(footprint(t, theirs.orgId)).toMatchObject({ lists: 1, items: 1 });
+    expect(await footprint(t, mine.orgId)).toMatchObject({ lists: 1, items: 1 });
+    expect(await footprint(t, theirs.orgId)).toMatchObject({ lists: 1, items: 1 });
   });
 
   it('A.7 a client_id of another organisation in the path: 404 not_found, nothing created, no key stored', async () => {
     const mine = await setup();
     const theirs = await setup();
-    const before = footprint(t, mine.orgId);
+    const before = await footprint(t, mine.orgId);
     const r = await mine.c.createList(theirs.clientId, { name: 'Sneaky' }, 'a7-key');
     expect([r.status, r.body.error.code]).toEqual([404, 'not_found']);
     const theirList = await newList(theirs.c, theirs.clientId);
     const s = await mine.c.save(theirs.clientId, theirList.list_id, { url: 'https://x.example.com/' }, 'a7-save');
     expect(s.status).toBe(404);
-    expect(footprint(t, mine.orgId)).toEqual(before);
-    expect(footprint(t, theirs.orgId)).toMatchObject({ lists: 1, items: 0 });
+    expect(await footprint(t, mine.orgId)).toEqual(before);
+    expect(await footprint(t, theirs.orgId)).toMatchObject({ lists: 1, items: 0 });
     // The key was not stored: the same key now creates in the caller's own client.
     expect((await mine.c.createList(mine.clientId, { name: 'Sneaky' }, 'a7-key')).status).toBe(201);
   });

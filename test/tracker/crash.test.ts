@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/store/db.ts';
+import type { Db } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { createClient } from '../../src/store/repos/clients.ts';
@@ -9,7 +9,7 @@ import { createProject } from '../../src/engine/tracker/service.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-providers/openai.ts';
 import { startFakePerplexity, type FakePerplexity } from '../helpers/fake-providers/perplexity.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { openTestStore } from '../helpers/store.ts';
 import { BRAND, DOMAIN } from './fixture.ts';
 
 /**
@@ -24,7 +24,7 @@ const cleanups: Array<() => unknown> = [];
 let openai: FakeOpenAi;
 let pplx: FakePerplexity;
 let db: Db;
-let dbPath: string;
+let storeEnv: Record<string, string>;
 let apiKey: string;
 let projectId: string;
 
@@ -42,12 +42,10 @@ beforeAll(async () => {
     () => openai.close(),
     () => pplx.close(),
   );
-  const tmp = tempDir();
-  cleanups.push(tmp.cleanup);
-  dbPath = tmp.dbPath;
-  const opened = openDatabase(dbPath);
-  cleanups.push(() => opened.close());
-  db = opened.db;
+  const store = await openTestStore();
+  cleanups.push(() => store.close());
+  storeEnv = store.env;
+  db = store.db;
   await migrateToLatest(db);
   const now = Date.now();
   const org = await createOrganisation(db, { name: 'Crash org', plan: 'agency', subscription: 'active' }, now);
@@ -72,7 +70,7 @@ afterAll(async () => {
 
 async function serve(): Promise<SpawnedServer> {
   const server = await spawnServer({
-    AGENT_API_DB: dbPath,
+    ...storeEnv,
     AGENT_API_LEASE_MS: '3000',
     AGENT_API_POLL_MS: '50',
     OPENAI_API_KEY: openai.apiKey!,

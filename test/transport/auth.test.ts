@@ -6,16 +6,17 @@ import { revokeApiKey } from '../../src/store/repos/api-keys.ts';
 import { OPERATIONS } from '../../src/tools/registry.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { captureLogger } from '../helpers/logs.ts';
+import { countRows } from '../helpers/rows.ts';
 import { connectHttpClient, structured } from '../helpers/mcp.ts';
 import { widgetOperations } from '../helpers/widget.ts';
 
 const operations = [...OPERATIONS, ...widgetOperations()];
 
 /** Rows that any accepted write would leave behind, per table. */
-function counts(t: TestApp): Record<string, number> {
+async function counts(t: TestApp): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const table of ['runs', 'usage_ledger', 'idempotency_keys', 'clients', 'api_keys', 'organisations']) {
-    out[table] = (t.app.database.raw.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  for (const table of ['runs', 'usage_ledger', 'idempotency_keys', 'clients', 'api_keys', 'organisations'] as const) {
+    out[table] = await countRows(t.db, table);
   }
   return out;
 }
@@ -51,7 +52,7 @@ describe('authentication, scopes and tenancy (docs/reliability.md A)', () => {
 
   it('A.1 no Authorization header answers 401 unauthorized with WWW-Authenticate: Bearer and touches no table', async () => {
     const { clientId } = await t.tenant();
-    const before = counts(t);
+    const before = await counts(t);
     const statements = t.engine.dbStats.statements;
     const responses = [
       await t.request('GET', '/usage'),
@@ -78,7 +79,7 @@ describe('authentication, scopes and tenancy (docs/reliability.md A)', () => {
       expect(r.headers.get('x-request-id')).toBeTruthy();
     }
     expect(t.engine.dbStats.statements - statements).toBe(0);
-    expect(counts(t)).toEqual(before);
+    expect(await counts(t)).toEqual(before);
   });
 
   it('A.2 malformed or wrong-prefix keys are rejected without a database read', async () => {
@@ -175,7 +176,7 @@ describe('authentication, scopes and tenancy (docs/reliability.md A)', () => {
         headers: {},
       },
     ];
-    const before = counts(t);
+    const before = await counts(t);
     const mcp = await connectHttpClient(t.url, reader.apiKey);
     try {
       for (const c of cases) {
@@ -196,7 +197,7 @@ describe('authentication, scopes and tenancy (docs/reliability.md A)', () => {
     } finally {
       await mcp.close();
     }
-    expect(counts(t)).toEqual(before);
+    expect(await counts(t)).toEqual(before);
     // A key holding copywriter:run is granted copywriter:read, so the read is a 404 for a missing id, not a 403.
     const writer = await t.key(orgId, ['copywriter:run']);
     expect((await t.request('GET', `/widgets/${randomUUID()}`, { key: writer.apiKey })).status).toBe(404);
@@ -259,7 +260,7 @@ describe('authentication, scopes and tenancy (docs/reliability.md A)', () => {
   it("A.7 another org's client_id answers 404 not_found and nothing is created, reserved or remembered", async () => {
     const a = await t.tenant();
     const b = await t.tenant();
-    const before = counts(t);
+    const before = await counts(t);
     const rest = await t.request('POST', '/widgets', {
       key: b.key,
       body: { client_id: a.clientId, label: 'x', units: 5 },
@@ -286,7 +287,7 @@ describe('authentication, scopes and tenancy (docs/reliability.md A)', () => {
     } finally {
       await mcp.close();
     }
-    expect(counts(t)).toEqual(before);
+    expect(await counts(t)).toEqual(before);
     const usage = await t.request<{ windows: Record<'24h' | '7d', { used: number; reserved: number }> }>(
       'GET',
       '/usage',
@@ -304,16 +305,13 @@ describe('authentication, scopes and tenancy (docs/reliability.md A)', () => {
     });
     expect(ok.status).toBe(201);
     expect(ok.headers.get('idempotent-replayed')).toBeNull();
-    const after = counts(t);
+    const after = await counts(t);
     expect(after.runs).toBe(before.runs! + 1);
     expect(after.usage_ledger).toBe(before.usage_ledger! + 1);
     const reserved = await t.request<{ windows: Record<'24h', { reserved: number }> }>('GET', '/usage', { key: b.key });
     expect(reserved.body.windows['24h'].reserved).toBe(5);
     // Org A's own client is untouched by B's attempts.
-    const aRuns = t.app.database.raw.prepare('SELECT count(*) AS n FROM runs WHERE org_id = ?').get(a.orgId) as {
-      n: number;
-    };
-    expect(aRuns.n).toBe(0);
+    expect(await countRows(t.db, 'runs', { org_id: a.orgId })).toBe(0);
   });
 
   it('A.8 a key in ?api_key= is ignored (401) and never appears in the logs', async () => {

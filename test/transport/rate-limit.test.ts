@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateOrganisation } from '../../src/store/repos/organisations.ts';
 import { OPERATIONS } from '../../src/tools/registry.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
 import { connectHttpClient, structured } from '../helpers/mcp.ts';
+import { countRows, sqlRows } from '../helpers/rows.ts';
 import { widgetOperations } from '../helpers/widget.ts';
 
 const operations = [...OPERATIONS, ...widgetOperations()];
@@ -19,12 +21,11 @@ function rate(r: TestResponse<unknown>) {
 }
 
 /** Rows an accepted write leaves behind for one organisation. */
-function orgRows(t: TestApp, orgId: string) {
-  const n = (sql: string) => (t.app.database.raw.prepare(sql).get(orgId) as { n: number }).n;
+async function orgRows(t: TestApp, orgId: string) {
   return {
-    runs: n('SELECT count(*) AS n FROM runs WHERE org_id = ?'),
-    ledger: n('SELECT count(*) AS n FROM usage_ledger WHERE org_id = ?'),
-    idempotency: n('SELECT count(*) AS n FROM idempotency_keys WHERE org_id = ?'),
+    runs: await countRows(t.db, 'runs', { org_id: orgId }),
+    ledger: await countRows(t.db, 'usage_ledger', { org_id: orgId }),
+    idempotency: await countRows(t.db, 'idempotency_keys', { org_id: orgId }),
   };
 }
 
@@ -147,7 +148,7 @@ describe('per-key rate limiting over REST and MCP (docs/reliability.md D)', () =
   it('D.41 a 429 creates no run, no reservation and is not stored under its Idempotency-Key', async () => {
     const { orgId, clientId, key } = await t.tenant('starter');
     await exhaust(t, key, 30);
-    const before = orgRows(t, orgId);
+    const before = await orgRows(t, orgId);
     const body = { client_id: clientId, label: 'd41', units: 3 };
     const limited = await t.request('POST', '/widgets', { key, body, headers: { 'idempotency-key': 'd41-key' } });
     expect(limited.status).toBe(429);
@@ -158,7 +159,7 @@ describe('per-key rate limiting over REST and MCP (docs/reliability.md D)', () =
       headers: { 'idempotency-key': 'd41-strict' },
     });
     expect(strict.status).toBe(429);
-    expect(orgRows(t, orgId)).toEqual(before);
+    expect(await orgRows(t, orgId)).toEqual(before);
 
     t.clock.advance(Number(limited.headers.get('retry-after')) * 1000);
     const created = await t.request<{ widget_id: string }>('POST', '/widgets', {
@@ -168,15 +169,16 @@ describe('per-key rate limiting over REST and MCP (docs/reliability.md D)', () =
     });
     expect(created.status).toBe(201);
     expect(created.headers.get('idempotent-replayed')).toBeNull();
-    expect(orgRows(t, orgId)).toEqual({
+    expect(await orgRows(t, orgId)).toEqual({
       runs: before.runs + 1,
       ledger: before.ledger + 1,
       idempotency: before.idempotency + 1,
     });
-    const reservation = t.app.database.raw
-      .prepare('SELECT units, state FROM usage_ledger WHERE resource_id = ?')
-      .get(created.body.widget_id);
-    expect(reservation).toEqual({ units: 3, state: 'reserved' });
+    const reservation = await sqlRows(
+      t.db,
+      sql`SELECT units, state FROM usage_ledger WHERE resource_id = ${created.body.widget_id}`,
+    );
+    expect(reservation).toEqual([{ units: 3, state: 'reserved' }]);
   });
 
   it('D.42 rate-limit headers are present and non-negative on 2xx, non-auth 4xx and 429', async () => {
@@ -264,14 +266,14 @@ describe('per-key rate limiting over REST and MCP (docs/reliability.md D)', () =
       expect(structured(limited)).toEqual(rest.body);
 
       // A refused tool call creates nothing and stores nothing under its key.
-      const before = orgRows(t, orgId);
+      const before = await orgRows(t, orgId);
       const w = await mcp.client.callTool({
         name: 'create_widget',
         arguments: { client_id: clientId, label: 'm', idempotency_key: 'mcp-d41' },
       });
       expect(w.isError).toBe(true);
       expect(structured(w)).toEqual(rest.body);
-      expect(orgRows(t, orgId)).toEqual(before);
+      expect(await orgRows(t, orgId)).toEqual(before);
 
       // One interval later exactly one call passes, whichever transport takes it.
       t.clock.advance(2_000);

@@ -59,7 +59,7 @@ describe('foundation smoke', () => {
 
   it('serves MCP over stdio from a spawned process', async () => {
     const { key } = await t.tenant();
-    const c = await connectStdioClient({ AGENT_API_DB: t.dbPath, AGENT_API_KEY: key });
+    const c = await connectStdioClient({ ...t.storeEnv, AGENT_API_KEY: key });
     const res = await c.client.callTool({ name: 'get_usage', arguments: {} });
     expect(structured(res)).toMatchObject({ plan: 'starter' });
     await c.close();

@@ -320,9 +320,13 @@ export function createRunner(opts: RunnerOptions) {
     /** Claims and runs until nothing is due and nothing is in flight (tests and benchmarks; fake clocks). */
     async runUntilIdle(): Promise<void> {
       for (;;) {
+        // A scheduled tick may be claiming right now (on PostgreSQL this tick would skip the row it has locked):
+        // let it finish, so what it claims is in flight before idleness is judged.
+        if (scheduled) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (ticking) await ticking;
         const claimed = await tick();
         if (inFlight.size === 0) {
-          if (claimed === 0) return;
+          if (claimed === 0 && !ticking && !scheduled) return;
           // What tick claimed already finished (a fast failure): look again instead of racing no promises forever.
           continue;
         }

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import { sql } from 'kysely';
 import { expect } from 'vitest';
 import {
   startTestApp,
@@ -10,6 +11,7 @@ import {
 } from '../../helpers/app.ts';
 import { structured } from '../../helpers/mcp.ts';
 import type { NewClient } from '../../../src/store/repos/clients.ts';
+import { dialectOf } from '../../../src/store/db.ts';
 import type { Plan, SubscriptionStatus } from '../../../src/store/schema.ts';
 import {
   call,
@@ -23,10 +25,11 @@ import {
 } from '../../optimize/helpers/harness.ts';
 
 /**
- * One content test world: a real app on a temp SQLite file with a fake clock, the sample web archive as its only web
- * (AGENT_API_OFFLINE=1), and a runner that moves only when a test drives it (drain / settle). Helpers for the content
- * routes over REST (fresh connection per request, see `call`) and MCP, the status history of jobs (a temp trigger on
- * the app's own connection records every write of `status`/`stage`), and everything a tenant's requests left behind.
+ * One content test world: a real app on a fresh store (a temp SQLite file, or a PostgreSQL database) with a fake
+ * clock, the sample web archive as its only web (AGENT_API_OFFLINE=1), and a runner that moves only when a test drives
+ * it (drain / settle). Helpers for the content routes over REST (fresh connection per request, see `call`) and MCP, the
+ * status history of jobs (a trigger the app's own writes fire records every write of `status`/`stage`), and
+ * everything a tenant's requests left behind.
  */
 
 export { call, drain, idem, ISO_MS, mcpClient, tool, type ErrorBody, type TestResponse, type ToolResult };
@@ -302,27 +305,46 @@ export interface StatusEntry {
 }
 
 /**
- * Records every write of a content job's status or stage (inserts included) with a temp trigger on the app's own
- * SQLite connection, the one the runner and the handlers write through: the full history, in commit order.
+ * Records every write of a content job's status or stage (inserts included) with a trigger the app's own writes fire:
+ * the full history, in write order. On SQLite, temp triggers on the app's one connection (the one the runner and the
+ * handlers write through) into a temp table; on PostgreSQL, triggers and a log table in the test's own database.
  */
-export function recordStatuses(t: TestApp) {
-  const raw = t.app.database.raw;
-  raw.exec(`
-    create temp table if not exists status_log (seq integer primary key autoincrement, job_id text, status text, stage text);
-    create temp trigger if not exists status_log_insert after insert on content_jobs
-      begin insert into status_log (job_id, status, stage) values (new.id, new.status, new.stage); end;
-    create temp trigger if not exists status_log_update after update of status, stage on content_jobs
-      begin insert into status_log (job_id, status, stage) values (new.id, new.status, new.stage); end;
-  `);
-  const rows = (id: string) =>
-    raw.prepare('select status, stage from status_log where job_id = ? order by seq').all(id) as StatusEntry[];
+export async function recordStatuses(t: TestApp) {
+  const db = t.db;
+  if (dialectOf(db) === 'postgres') {
+    await sql`create table if not exists status_log (seq bigserial primary key, job_id text, status text, stage text)`.execute(
+      db,
+    );
+    await sql`create or replace function status_log_write() returns trigger language plpgsql as $$
+      begin insert into status_log (job_id, status, stage) values (new.id, new.status, new.stage); return null; end $$`.execute(
+      db,
+    );
+    for (const [name, event] of [
+      ['status_log_insert', sql`insert`],
+      ['status_log_update', sql`update of status, stage`],
+    ] as const) {
+      await sql`drop trigger if exists ${sql.id(name)} on content_jobs`.execute(db);
+      await sql`create trigger ${sql.id(name)} after ${event} on content_jobs
+        for each row execute function status_log_write()`.execute(db);
+    }
+  } else {
+    await sql`create temp table if not exists status_log (seq integer primary key autoincrement, job_id text, status text, stage text)`.execute(
+      db,
+    );
+    await sql`create temp trigger if not exists status_log_insert after insert on content_jobs
+      begin insert into status_log (job_id, status, stage) values (new.id, new.status, new.stage); end`.execute(db);
+    await sql`create temp trigger if not exists status_log_update after update of status, stage on content_jobs
+      begin insert into status_log (job_id, status, stage) values (new.id, new.status, new.stage); end`.execute(db);
+  }
+  const rows = async (id: string) =>
+    (await sql<StatusEntry>`select status, stage from status_log where job_id = ${id} order by seq`.execute(db)).rows;
   const dedupe = <T>(xs: T[]) => xs.filter((x, i) => i === 0 || JSON.stringify(x) !== JSON.stringify(xs[i - 1]));
   return {
     /** Distinct consecutive statuses. */
-    statuses: (id: string) => dedupe(rows(id).map((r) => r.status)),
+    statuses: async (id: string) => dedupe((await rows(id)).map((r) => r.status)),
     /** Distinct consecutive stages. */
-    stages: (id: string) => dedupe(rows(id).map((r) => r.stage)),
-    entries: (id: string) => dedupe(rows(id)),
+    stages: async (id: string) => dedupe((await rows(id)).map((r) => r.stage)),
+    entries: async (id: string) => dedupe(await rows(id)),
   };
 }
 
@@ -422,7 +444,10 @@ export function socketPost(
       'Connection: close',
       ...headerLines,
     ];
-    sock.end(Buffer.from(`${lines.join('\r\n')}\r\n\r\n${text}`, 'latin1'));
+    // Written, not ended: a half-close before the answer makes node:http abort a request still in flight (a store
+    // that answers over the network, such as PostgreSQL, is still working when the FIN arrives). `Connection: close`
+    // ends the exchange once the answer is sent.
+    sock.write(Buffer.from(`${lines.join('\r\n')}\r\n\r\n${text}`, 'latin1'));
   });
 }
 
