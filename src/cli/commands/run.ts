@@ -11,6 +11,14 @@ import { withStore } from '../store.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/agent-api.js', import.meta.url));
 
+/** Where the store is, for people: the SQLite file, or the PostgreSQL URL without its password. */
+function storeName(config: Config): string {
+  if (!config.AGENT_API_DATABASE_URL) return resolve(config.AGENT_API_DB);
+  const url = new URL(config.AGENT_API_DATABASE_URL);
+  if (url.password) url.password = '***';
+  return url.toString();
+}
+
 /** The Claude Desktop entry (stdio) and the Streamable HTTP entry for this installation. */
 export function connectionSnippets(config: Config, apiKey: string, url: string) {
   return {
@@ -19,7 +27,12 @@ export function connectionSnippets(config: Config, apiKey: string, url: string) 
         'agent-api': {
           command: 'node',
           args: [BIN, 'mcp'],
-          env: { AGENT_API_KEY: apiKey, AGENT_API_DB: resolve(config.AGENT_API_DB) },
+          env: {
+            AGENT_API_KEY: apiKey,
+            ...(config.AGENT_API_DATABASE_URL
+              ? { AGENT_API_DATABASE_URL: config.AGENT_API_DATABASE_URL }
+              : { AGENT_API_DB: resolve(config.AGENT_API_DB) }),
+          },
         },
       },
     },
@@ -150,7 +163,7 @@ export function registerRunCommands(program: Command, config: Config, io: CliIo)
       if (r.created) printInit(io, config, r, url);
       else
         io.out(
-          `agent-api: using organisation ${r.orgId} in ${resolve(config.AGENT_API_DB)} (keys are shown only when created; npx agent-api init --force-new-key makes a new one).`,
+          `agent-api: using organisation ${r.orgId} in ${storeName(config)} (keys are shown only when created; npx agent-api init --force-new-key makes a new one).`,
         );
       for (const line of formatOfflineWeb(await describeOfflineWeb(config), config)) io.out(line);
     });
