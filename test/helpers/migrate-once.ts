@@ -1,8 +1,12 @@
-/** Opens the database file named by argv[2] and migrates it; prints how many migrations this process applied. */
-import { openDatabase } from '../../src/store/db.ts';
+/**
+ * Opens the store named by argv[2] (a SQLite file, or a postgres:// URL) and migrates it; prints how many migrations
+ * this process applied.
+ */
+import { openStore } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 
-const opened = openDatabase(process.argv[2]!);
+const where = process.argv[2]!;
+const opened = openStore({ url: /^postgres(ql)?:/.test(where) ? where : undefined, file: where });
 try {
   process.stdout.write(`${JSON.stringify({ applied: (await migrateToLatest(opened.db)).length })}\n`);
 } catch (err) {
