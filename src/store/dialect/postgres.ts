@@ -21,7 +21,7 @@ export interface PostgresOpenOptions {
   poolSize?: number;
 }
 
-/** The advisory lock key every writer transaction takes (an arbitrary constant, "agent-api" in ASCII-ish). */
+/** The advisory lock key every writer transaction takes (an arbitrary constant: "agap" in ASCII). */
 export const WRITER_LOCK_KEY = 0x61676170;
 
 const INT8 = 20;
@@ -54,11 +54,6 @@ export function openPostgres(url: string, stats: DbStats, options: PostgresOpenO
   return { db, pool };
 }
 
-/** Pool use, for the metrics. */
-export function poolStats(pool: pg.Pool) {
-  return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
-}
-
 /** Throws unless the server answers and is a PostgreSQL this store supports (13 or later). */
 export async function assertHealthyPostgres(db: Kysely<DB>): Promise<{ version: number }> {
   const r = await sql<{ v: string }>`select current_setting('server_version_num') as v`.execute(db);
@@ -73,6 +68,4 @@ export const postgresSql = {
   beginWrite: (): RawBuilder<unknown>[] => [sql`begin`, sql`select pg_advisory_xact_lock(${WRITER_LOCK_KEY})`],
   containsInsensitive: (column: string, needle: string): RawBuilder<boolean> =>
     sql<boolean>`strpos(lower(${sql.ref(column)}), ${needle.toLowerCase()}) > 0`,
-  /** The claim's row lock: rows another process is claiming are skipped, not waited for. */
-  claimLock: 'for update skip locked' as const,
 };

@@ -96,6 +96,4 @@ export const sqliteSql = {
   /** Case-insensitive substring test; instr avoids LIKE's wildcard escaping. */
   containsInsensitive: (column: string, needle: string): RawBuilder<boolean> =>
     sql<boolean>`instr(lower(${sql.ref(column)}), ${needle.toLowerCase()}) > 0`,
-  /** SQLite has one writer at a time: a claim needs no row lock. */
-  claimLock: null,
 };
