@@ -18,6 +18,7 @@ import { checkStore, openStore, type OpenedDatabase } from './store/db.ts';
 import { migrateToLatest } from './store/migrations/index.ts';
 import { createEngine, type Engine } from './engine/engine.ts';
 import { buildOAuth, buildProviders } from './compose.ts';
+import { createPostgresWake } from './store/wake.ts';
 import type { Pipeline } from './engine/runner/types.ts';
 import { OPERATIONS } from './tools/registry.ts';
 import type { AnyOperation } from './tools/define.ts';
@@ -133,7 +134,13 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const built = buildProviders(config, { clock });
   const oauth = buildOAuth(config, { db: database.db, clock });
+  // Several processes on one PostgreSQL wake each other when work is accepted (LISTEN/NOTIFY); SQLite has one.
+  const wake =
+    database.pool && config.AGENT_API_DATABASE_URL
+      ? createPostgresWake(config.AGENT_API_DATABASE_URL, database.pool, logger)
+      : undefined;
   const engine = createEngine({
+    wake,
     providers: built.providers,
     db: database.db,
     dbStats: database.stats,
@@ -330,7 +337,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (server) await drainHttp(server, graceMs);
       else await http?.mcp.close();
       await engine.runner.stop(graceMs);
-      await Promise.all([built.close(), oauth.close()]);
+      await Promise.all([built.close(), oauth.close(), wake?.close()]);
       await database.close();
     },
   };

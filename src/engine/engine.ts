@@ -5,7 +5,7 @@ import type { Db, DbStats } from '../store/db.ts';
 import { createIdempotencyService } from './idempotency.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 import { createUsageService } from './usage.ts';
-import { createRunner } from './runner/runner.ts';
+import { createRunner, type WakeChannel } from './runner/runner.ts';
 import { createChangeHub } from './changes.ts';
 import type { EngineProviders } from './providers.ts';
 import { createAnalysis } from './analysis/analysis.ts';
@@ -33,6 +33,8 @@ export interface EngineDeps {
   runnerOwner?: string;
   /** The per-key request limiter, when the process made one before the engine (stdio meters its first messages). */
   rateLimiter?: RateLimiter;
+  /** New-work announcements between processes sharing the store (PostgreSQL); absent: this process only. */
+  wake?: WakeChannel;
 }
 
 /**
@@ -55,6 +57,7 @@ export function createEngine(deps: EngineDeps) {
     pollMs: settings.pollMs,
     owner: deps.runnerOwner,
     onChange: changes.emit,
+    wake: deps.wake,
   });
   /** Outbound concurrency per provider kind, so one large job cannot starve the others. */
   const limits = {

@@ -37,6 +37,15 @@ export interface RunnerOptions {
   owner?: string;
   /** Called after every committed write that moved a run's resource (long-polling waiters wake on it). */
   onChange?: (kind: string, resourceId: string) => void;
+  /** Tells the installation's other processes that work was accepted, and hears them (PostgreSQL's LISTEN/NOTIFY). */
+  wake?: WakeChannel;
+}
+
+/** Announcements of new work between the processes sharing one store; polling stays the fallback. */
+export interface WakeChannel {
+  publish(): void;
+  /** Calls `onWake` on every announcement (its own included); answers the unsubscribe. */
+  subscribe(onWake: () => void): () => void;
 }
 
 /**
@@ -71,6 +80,7 @@ export function createRunner(opts: RunnerOptions) {
   let kinds = [...pipelines.keys()];
   const inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>();
   let timer: NodeJS.Timeout | undefined;
+  let unsubscribe: (() => void) | undefined;
   let stopping = false;
   let scheduled = false;
   let ticking: Promise<void> | null = null;
@@ -313,10 +323,14 @@ export function createRunner(opts: RunnerOptions) {
       if (expired) logger.info({ expired }, 'recovering runs whose lease expired');
       timer = setInterval(schedule, opts.pollMs);
       timer.unref();
+      unsubscribe = opts.wake?.subscribe(schedule);
       schedule();
     },
-    /** Announces new work (after a commit) so it starts without waiting for the poll. */
-    notify: schedule,
+    /** Announces new work (after a commit) so it starts without waiting for the poll, here and in other processes. */
+    notify(): void {
+      schedule();
+      opts.wake?.publish();
+    },
     /** Claims and runs until nothing is due and nothing is in flight (tests and benchmarks; fake clocks). */
     async runUntilIdle(): Promise<void> {
       for (;;) {
@@ -340,6 +354,8 @@ export function createRunner(opts: RunnerOptions) {
     async stop(graceMs = 10_000): Promise<void> {
       stopping = true;
       if (timer) clearInterval(timer);
+      unsubscribe?.();
+      unsubscribe = undefined;
       if (inFlight.size === 0) return;
       const idle = new Promise<void>((resolve) => idleWaiters.push(resolve));
       const t = setTimeout(() => inFlight.forEach((f) => f.abort.abort()), graceMs);
