@@ -2,7 +2,7 @@ import type { EngineServices } from '../engine.ts';
 import type { ReadDb } from '../../store/db.ts';
 import { CONTENT_KINDS, getContentJob, type ContentJobRow } from '../../store/repos/content.ts';
 import { requireContentJob } from './service.ts';
-import { isRestingStatus, PROGRESS_STAGES, progressPosition } from './states.ts';
+import { isRestingStatus, PROGRESS_STAGES, progressPosition, type ContentStage } from './states.ts';
 
 /** How long a create call with a progress token follows its job (under MCP clients' 60 s timeout). */
 const FOLLOW_MS = 50_000;
@@ -37,7 +37,8 @@ export async function waitForContent(
 
 /**
  * For a caller with a progress token: reports each stage (its position in the state table's progress order) until
- * the job rests or 50 s of the engine's clock pass, then answers the job.
+ * the job rests or 50 s of the engine's clock pass, then answers the job. `accepted` is the stage the call's own
+ * answer saw at commit: it is reported first even when a runner has already moved the job on.
  */
 export async function followContent(
   engine: EngineServices,
@@ -46,9 +47,14 @@ export async function followContent(
   id: string,
   report: ((progress: number, total: number, message: string) => Promise<void>) | null,
   signal: AbortSignal,
+  accepted?: ContentStage,
 ): Promise<ContentJobRow> {
   const deadline = engine.clock.now() + FOLLOW_MS;
   let last = '';
+  if (accepted) {
+    last = accepted;
+    await report?.(progressPosition(accepted), PROGRESS_STAGES.length - 1, accepted);
+  }
   for (;;) {
     const row = await requireContentJob(db, orgId, id);
     if (row.stage !== last) {

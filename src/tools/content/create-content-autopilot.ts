@@ -48,6 +48,14 @@ export const createContentAutopilot = defineOperation({
     autopilotStarted(await readContentJob(ctx.db, ctx.principal.orgId, stored.resourceId!)),
   follow: async (ctx, body) =>
     autopilotStarted(
-      await followContent(ctx.engine, ctx.db, ctx.principal.orgId, body.job_id, ctx.progress, ctx.signal),
+      await followContent(
+        ctx.engine,
+        ctx.db,
+        ctx.principal.orgId,
+        body.job_id,
+        ctx.progress,
+        ctx.signal,
+        body.status === 'queued' ? 'queued' : undefined,
+      ),
     ),
 });

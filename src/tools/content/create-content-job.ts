@@ -36,7 +36,16 @@ export const createContentJob = defineOperation({
   },
   replay: async (ctx, stored) => jobCreated(await readContentJob(ctx.db, ctx.principal.orgId, stored.resourceId!)),
   follow: async (ctx, body) => {
-    const row = await followContent(ctx.engine, ctx.db, ctx.principal.orgId, body.job_id, ctx.progress, ctx.signal);
+    const accepted = body.status === 'queued' ? 'queued' : undefined;
+    const row = await followContent(
+      ctx.engine,
+      ctx.db,
+      ctx.principal.orgId,
+      body.job_id,
+      ctx.progress,
+      ctx.signal,
+      accepted,
+    );
     return jobCreated(row);
   },
 });
