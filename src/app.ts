@@ -19,6 +19,7 @@ import { migrateToLatest } from './store/migrations/index.ts';
 import { createEngine, type Engine } from './engine/engine.ts';
 import { buildOAuth, buildProviders } from './compose.ts';
 import { createPostgresWake } from './store/wake.ts';
+import { createSharedRateLimiter } from './engine/rate-limit-shared.ts';
 import type { Pipeline } from './engine/runner/types.ts';
 import { OPERATIONS } from './tools/registry.ts';
 import type { AnyOperation } from './tools/define.ts';
@@ -147,7 +148,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     clock,
     logger,
     runnerOwner: options.runnerOwner,
-    rateLimiter: options.rateLimiter,
+    // Several processes on one PostgreSQL share each key's limit there; otherwise the process keeps it.
+    rateLimiter:
+      options.rateLimiter ??
+      (database.dialect === 'postgres' ? createSharedRateLimiter(database.db, clock) : undefined),
     settings: {
       runnerConcurrency: config.AGENT_API_RUNNER_CONCURRENCY,
       leaseMs: config.AGENT_API_LEASE_MS,

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Db, DbStats } from '../store/db.ts';
 import { createIdempotencyService } from './idempotency.ts';
-import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
+import { createRateLimiter, type RequestLimiter } from './rate-limit.ts';
 import { createUsageService } from './usage.ts';
 import { createRunner, type WakeChannel } from './runner/runner.ts';
 import { createChangeHub } from './changes.ts';
@@ -32,7 +32,7 @@ export interface EngineDeps {
   /** Lease owner name for the runner (tests name their workers). */
   runnerOwner?: string;
   /** The per-key request limiter, when the process made one before the engine (stdio meters its first messages). */
-  rateLimiter?: RateLimiter;
+  rateLimiter?: RequestLimiter;
   /** New-work announcements between processes sharing the store (PostgreSQL); absent: this process only. */
   wake?: WakeChannel;
 }

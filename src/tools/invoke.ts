@@ -56,17 +56,25 @@ export function invalidInput(family: Family, fields: { path: string; message: st
   return new ApiError(validationCode(family), `Invalid input: ${names.join(', ')}.`, { fields });
 }
 
+/** The 429 of a refused decision (carrying the decision a transport renders), or null when it passed. */
+export function rateLimitError(d: RateDecision): ApiError | null {
+  if (d.allowed) return null;
+  return new ApiError(
+    'rate_limit_exceeded',
+    `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.retryAfter} s.`,
+    { limit: d.limit, retry_after_seconds: d.retryAfter, reset_at: d.resetAt },
+    { rate: d },
+  );
+}
+
 /** Consumes one request from the key's allowance or throws 429 carrying the decision a transport renders. */
-export function takeRateLimit(engine: Pick<EngineServices, 'rateLimiter'>, principal: Principal): RateDecision {
-  const d = engine.rateLimiter.take(principal.keyId, principal.ratePerMinute);
-  if (!d.allowed) {
-    throw new ApiError(
-      'rate_limit_exceeded',
-      `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.retryAfter} s.`,
-      { limit: d.limit, retry_after_seconds: d.retryAfter, reset_at: d.resetAt },
-      { rate: d },
-    );
-  }
+export async function takeRateLimit(
+  engine: Pick<EngineServices, 'rateLimiter'>,
+  principal: Principal,
+): Promise<RateDecision> {
+  const d = await engine.rateLimiter.take(principal.keyId, principal.ratePerMinute);
+  const refused = rateLimitError(d);
+  if (refused) throw refused;
   return d;
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { createFakeClock } from '../helpers/clock.ts';
 import { connectHttpClient, structured } from '../helpers/mcp.ts';
 import { sqlRows } from '../helpers/rows.ts';
 import { spawnServer } from '../helpers/spawn.ts';
@@ -11,7 +12,9 @@ import { caller, countersDrift, footprint, type Any, type Caller } from './fixtu
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  // F.71 races this app against a server process on the real clock; on PostgreSQL the two share one request
+  // limiter, so this app's clock starts at today's time too.
+  t = await startTestApp({ clock: createFakeClock(Date.now()) });
 });
 afterAll(async () => {
   await t.close();

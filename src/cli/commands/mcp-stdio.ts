@@ -26,7 +26,8 @@ export async function runMcpStdio(config: Config, key: string, io: CliIo): Promi
     { createRateLimiter },
     { OPERATIONS },
     { buildMcpServer },
-    { GuardedTransport, malformedCall, meterMessage, rateRefusal },
+    { GuardedTransport, isMetered, malformedCall, rateRefusal },
+    { rateLimitError },
     { serveStdio, StdioServerTransport },
   ] = await Promise.all([
     import('../../store/db.ts'),
@@ -37,6 +38,7 @@ export async function runMcpStdio(config: Config, key: string, io: CliIo): Promi
     import('../../tools/registry.ts'),
     import('../../transport/mcp/server.ts'),
     import('../../transport/mcp/message-guard.ts'),
+    import('../../tools/invoke.ts'),
     import('@modelcontextprotocol/server/stdio'),
   ]);
   const database = openStore(storeLocation(config));
@@ -96,7 +98,8 @@ export async function runMcpStdio(config: Config, key: string, io: CliIo): Promi
         const malformed = malformedCall(m);
         if (malformed) return malformed;
         if (m.method === 'tools/list') later(ENGINE_AFTER_LIST_MS);
-        const over = meterMessage({ rateLimiter }, principal, m);
+        // The in-process limiter answers at once: the check stays synchronous, so messages keep their order.
+        const over = isMetered(m) ? rateLimitError(rateLimiter.take(principal.keyId, principal.ratePerMinute)) : null;
         return over ? rateRefusal(m, over) : null;
       },
       shutdown,

@@ -15,6 +15,7 @@ import * as m0012 from './0012-content-error-code.ts';
 import * as m0013 from './0013-console-sessions.ts';
 import * as m0014 from './0014-oauth.ts';
 import * as pg0001 from './postgres/0001-schema.ts';
+import * as pg0002 from './postgres/0002-rate-limits.ts';
 
 /** The static, ordered list of frozen migrations. Names sort in the order they must run. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -37,6 +38,7 @@ export const MIGRATIONS: Record<string, Migration> = {
 /** PostgreSQL's own frozen migrations (the same schema, in its words), applied in order like SQLite's. */
 export const POSTGRES_MIGRATIONS: Record<string, Migration> = {
   '0001-schema': pg0001,
+  '0002-rate-limits': pg0002,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -191,7 +191,7 @@ export function mountMcpHttp(
     // Every message counts against the key's rate limit, the session-closing DELETE as one.
     const metered = messages.length ? messages : [{ method: 'session/close' }];
     for (const m of metered) {
-      const over = meterMessage(engine.services, principal, m);
+      const over = await meterMessage(engine.services, principal, m);
       if (over) return refusals(429, [rateRefusal(m, over)], Array.isArray(body), errorHeaders(over));
     }
     const malformed = messages.map(malformedCall).filter((r): r is RpcRefusal => r !== null);

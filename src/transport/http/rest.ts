@@ -92,7 +92,7 @@ export function mountRest(
   for (const op of operations) {
     app.on(op.http.method, API_BASE + op.http.path, async (c) => {
       const principal = await authenticateRequest(engine, failedAuth, c, oauth);
-      const decision = takeRateLimit(engine.services, principal);
+      const decision = await takeRateLimit(engine.services, principal);
       const rateHeaders = rateLimitHeaders(decision);
       c.set('rateHeaders', rateHeaders);
       const input = mergeInput(

@@ -1,8 +1,8 @@
 import { ProtocolErrorCode as ErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
-import { ApiError } from '../../errors.ts';
+import type { ApiError } from '../../errors.ts';
 import type { Principal } from '../../engine/auth.ts';
 import type { EngineServices } from '../../engine/engine.ts';
-import { takeRateLimit } from '../../tools/invoke.ts';
+import { rateLimitError } from '../../tools/invoke.ts';
 
 /** A JSON-RPC error answer to one message. */
 export interface RpcRefusal {
@@ -59,19 +59,18 @@ export function malformedCall(m: Message): RpcRefusal | null {
  * included, except `tools/call`, which the operation invocation meters itself (and answers as a tool error, like REST).
  * Answers the API error when the key is over its limit.
  */
-export function meterMessage(
+export async function meterMessage(
   engine: Pick<EngineServices, 'rateLimiter'>,
   principal: Principal,
   m: Message,
-): ApiError | null {
-  if (m.method === 'tools/call') return null;
-  try {
-    takeRateLimit(engine, principal);
-    return null;
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
+): Promise<ApiError | null> {
+  if (!isMetered(m)) return null;
+  return rateLimitError(await engine.rateLimiter.take(principal.keyId, principal.ratePerMinute));
+}
+
+/** Whether a message counts against the key's limit here (a tool call is metered by its operation). */
+export function isMetered(m: Message): boolean {
+  return m.method !== 'tools/call';
 }
 
 /** A rate-limit refusal as a JSON-RPC error: the API error body travels in `data`. */

@@ -139,7 +139,7 @@ export async function callOperation(
   const engine = await deps.engine;
   try {
     const principal = await deps.resolvePrincipal(ctx);
-    takeRateLimit(engine.services, principal);
+    await takeRateLimit(engine.services, principal);
     const { idempotency_key: rawKey, ...input } = args;
     if (rawKey !== undefined && typeof rawKey !== 'string') {
       throw invalidInput(op.family, [{ path: 'idempotency_key', message: 'Expected a string.' }]);

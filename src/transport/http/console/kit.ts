@@ -59,7 +59,7 @@ export function createKit(deps: { engine: Engine; operations: readonly AnyOperat
   async function run(s: ConsoleSession, name: string, input: Record<string, unknown>, idempotencyKey?: string) {
     const op = byName.get(name);
     if (!op) throw new Error(`no operation ${name}`);
-    takeRateLimit(engine.services, s.principal);
+    await takeRateLimit(engine.services, s.principal);
     const key = op.idempotency === 'none' ? null : (idempotencyKey ?? randomUUID());
     const result = await invokeOperation(engine, op, {
       principal: s.principal,

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRateLimiter } from '../../src/engine/rate-limit.ts';
+import { createSharedRateLimiter } from '../../src/engine/rate-limit-shared.ts';
+import { migrateToLatest } from '../../src/store/migrations/index.ts';
+import { createFakeClock } from '../helpers/clock.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { onPostgres, openTestStore, type TestStore } from '../helpers/store.ts';
+
+/**
+ * The shared limiter keeps each key's GCRA state in PostgreSQL: it must decide exactly as the in-process limiter does,
+ * and two servers on one database must share one allowance per key. PostgreSQL only (SQLite keeps the in-process one).
+ */
+describe.skipIf(!onPostgres)('the request limiter shared through PostgreSQL', () => {
+  let store: TestStore;
+  beforeAll(async () => {
+    store = await openTestStore();
+    await migrateToLatest(store.db);
+  });
+  afterAll(async () => {
+    await store.close();
+  });
+
+  it('decides every request of a mixed sequence exactly as the in-process limiter (bursts, waits, a limit change)', async () => {
+    const clock = createFakeClock();
+    const local = createRateLimiter(clock);
+    const shared = createSharedRateLimiter(store.db, clock, 'seq:');
+    const steps: Array<[advanceMs: number, limit: number]> = [
+      ...Array.from({ length: 35 }, () => [0, 30] as [number, number]),
+      [1_000, 30],
+      [1_999, 30],
+      [1, 30],
+      ...Array.from({ length: 5 }, () => [0, 30] as [number, number]),
+      [10_000, 120],
+      ...Array.from({ length: 100 }, () => [50, 120] as [number, number]),
+      [30_000, 30],
+      ...Array.from({ length: 10 }, () => [0, 30] as [number, number]),
+      [61_000, 30],
+    ];
+    for (const [i, [advance, limit]] of steps.entries()) {
+      clock.advance(advance);
+      const want = local.take('k', limit);
+      const got = await shared.take('k', limit);
+      expect(got, `request ${i}`).toEqual(want);
+      expect(await shared.wouldAllow('k', limit), `request ${i}`).toBe(local.wouldAllow('k', limit));
+    }
+  });
+
+  it('keys are apart: one key at its limit leaves another whole', async () => {
+    const clock = createFakeClock();
+    const shared = createSharedRateLimiter(store.db, clock, 'apart:');
+    for (let i = 0; i < 30; i++) expect((await shared.take('a', 30)).allowed).toBe(true);
+    expect((await shared.take('a', 30)).allowed).toBe(false);
+    expect((await shared.take('b', 30)).allowed).toBe(true);
+  });
+
+  describe('two servers on one database', () => {
+    const apps: TestApp[] = [];
+    afterAll(async () => {
+      for (const a of apps.reverse()) await a.close();
+    });
+
+    it('a starter key (30 a minute) sending 45 requests spread over both, at once: exactly 30 pass', async () => {
+      const a = await startTestApp();
+      apps.push(a);
+      const b = await startTestApp({ dbPath: a.dbPath, clock: a.clock });
+      apps.push(b);
+      const { key } = await a.tenant('starter');
+      const answers = await Promise.all(
+        Array.from({ length: 45 }, (_, i) => (i % 2 ? a : b).request('GET', '/usage', { key })),
+      );
+      const statuses = answers.map((r) => r.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(30);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    });
+  });
+});
