@@ -223,6 +223,8 @@ export async function createApp(options: AppOptions): Promise<App> {
         operations,
         version: VERSION,
         failedAuthPerMinute: config.AGENT_API_FAILED_AUTH_PER_MINUTE,
+        failedAuthLimiter:
+          database.dialect === 'postgres' ? createSharedRateLimiter(database.db, clock, 'auth:') : undefined,
         trustedProxies: config.AGENT_API_TRUSTED_PROXIES,
         toolsets: config.AGENT_API_TOOLSETS,
         textMode: config.AGENT_API_MCP_TEXT,

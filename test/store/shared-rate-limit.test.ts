@@ -72,5 +72,25 @@ describe.skipIf(!onPostgres)('the request limiter shared through PostgreSQL', ()
       expect(statuses.filter((s) => s === 200)).toHaveLength(30);
       expect(statuses.filter((s) => s === 429)).toHaveLength(15);
     });
+
+    it('failed authentication is counted once for both: 5 a minute, 8 bad keys spread over both, then 429 on either; a good key still passes', async () => {
+      const env = { AGENT_API_FAILED_AUTH_PER_MINUTE: '5' };
+      const a = await startTestApp({ env });
+      apps.push(a);
+      const b = await startTestApp({ env, dbPath: a.dbPath, clock: a.clock });
+      apps.push(b);
+      const { key } = await a.tenant('starter');
+      const bad = `${key.slice(0, -4)}zzzz`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) statuses.push((await (i % 2 ? a : b).request('GET', '/usage', { key: bad })).status);
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+      // Malformed tokens from the address are refused by both with no lookup.
+      expect((await a.request('GET', '/usage', { key: 'junk' })).status).toBe(429);
+      expect((await b.request('GET', '/usage', { key: 'junk' })).status).toBe(429);
+      expect((await b.request('GET', '/usage', { key })).status).toBe(200);
+      // A minute on, the address has its allowance back on both.
+      a.clock.advance(60_000);
+      expect((await b.request('GET', '/usage', { key: bad })).status).toBe(401);
+    });
   });
 });

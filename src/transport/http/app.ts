@@ -14,6 +14,7 @@ import type { Toolset } from '../../tools/toolsets.ts';
 import { errorResponse } from './respond.ts';
 import { mountRest } from './rest.ts';
 import { createFailedAuthLimiter } from './request-auth.ts';
+import { createRateLimiter, type RequestLimiter } from '../../engine/rate-limit.ts';
 import type { OAuthServices } from '../../engine/oauth/services.ts';
 import { challengeFor } from './oauth/challenge.ts';
 import { isOpenOAuthPath, mountOAuth } from './oauth/index.ts';
@@ -25,6 +26,8 @@ export interface HttpAppDeps {
   originPolicy: OriginPolicy;
   /** Failed authentication attempts allowed per client address and minute. */
   failedAuthPerMinute: number;
+  /** Where failed attempts are counted: the processes' shared limiter on PostgreSQL; absent, this process's own. */
+  failedAuthLimiter?: RequestLimiter;
   /** Proxies whose X-Forwarded-For names the client (addresses or CIDRs). */
   trustedProxies?: readonly string[];
   /** Bounds on MCP sessions and batches (defaults otherwise). */
@@ -45,7 +48,11 @@ export function createHttpApp(deps: HttpAppDeps) {
   const { engine } = deps;
   const app = new Hono<HttpEnv>();
   const openapi = buildOpenApi(deps.operations, deps.version);
-  const failedAuth = createFailedAuthLimiter(engine.clock, deps.failedAuthPerMinute, deps.trustedProxies);
+  const failedAuth = createFailedAuthLimiter(
+    deps.failedAuthLimiter ?? createRateLimiter(engine.clock),
+    deps.failedAuthPerMinute,
+    deps.trustedProxies,
+  );
 
   app.use('*', requestIdMiddleware());
   app.use('*', async (c, next) => {

@@ -3,8 +3,7 @@ import { ApiError } from '../../errors.ts';
 import { authenticate, bearerToken, type Principal } from '../../engine/auth.ts';
 import { isWellFormedApiKey } from '../../engine/api-keys.ts';
 import type { Engine } from '../../engine/engine.ts';
-import { createRateLimiter } from '../../engine/rate-limit.ts';
-import type { Clock } from '../../clock.ts';
+import type { RequestLimiter } from '../../engine/rate-limit.ts';
 import { looksLikeJwt } from '../../engine/oauth/external-issuer.ts';
 import { externalPrincipal, type OAuthServices } from '../../engine/oauth/services.ts';
 import { isAccessToken } from '../../engine/oauth/tokens.ts';
@@ -13,12 +12,16 @@ import { headerValues, type HttpEnv } from './guards.ts';
 import { baseUrlOf, resourceUrls } from './oauth/urls.ts';
 
 /**
- * The failed-authentication limiter, a transport concern (addresses are the transport's), per process. Only failures
- * are counted and limited: a key that matches is always let through, so junk sent from a user's address (or from a
- * shared proxy) cannot lock that user out.
+ * The failed-authentication limiter, a transport concern (addresses are the transport's): per process, or on
+ * PostgreSQL one for every process (`limiter` is then the shared one). Only failures are counted and limited: a key
+ * that matches is always let through, so junk sent from a user's address (or from a shared proxy) cannot lock that
+ * user out.
  */
-export function createFailedAuthLimiter(clock: Clock, perMinute: number, trustedProxies: readonly string[] = []) {
-  const limiter = createRateLimiter(clock);
+export function createFailedAuthLimiter(
+  limiter: RequestLimiter,
+  perMinute: number,
+  trustedProxies: readonly string[] = [],
+) {
   const addresses = createClientAddressResolver(trustedProxies);
   const tooMany = (retryAfter: number) =>
     new ApiError(
@@ -32,14 +35,15 @@ export function createFailedAuthLimiter(clock: Clock, perMinute: number, trusted
     clientOf: (c: Context<HttpEnv>): string =>
       addresses.resolve(c.env?.incoming?.socket?.remoteAddress, headerValues(c.env?.incoming, 'x-forwarded-for')),
     /** True while the address still has failed attempts left. */
-    allows: (address: string): boolean => limiter.wouldAllow(`ip:${address}`, perMinute),
+    allows: async (address: string): Promise<boolean> => limiter.wouldAllow(`ip:${address}`, perMinute),
     /** Counts one failed attempt; the error to answer: 429 once the address is over its allowance, else `failure`. */
-    fail(address: string, failure: ApiError): ApiError {
-      const d = limiter.take(`ip:${address}`, perMinute);
+    async fail(address: string, failure: ApiError): Promise<ApiError> {
+      const d = await limiter.take(`ip:${address}`, perMinute);
       return d.allowed ? failure : tooMany(d.retryAfter);
     },
     /** The 429 for an address already over its allowance. */
-    refuse: (address: string): ApiError => tooMany(limiter.take(`ip:${address}`, perMinute).retryAfter),
+    refuse: async (address: string): Promise<ApiError> =>
+      tooMany((await limiter.take(`ip:${address}`, perMinute)).retryAfter),
   };
 }
 
@@ -83,13 +87,13 @@ export async function authenticateRequest(
 ): Promise<Principal> {
   const token = bearerToken(c.req.header('authorization'));
   const address = failedAuth.clientOf(c);
-  if (!wellFormed(token, oauth) && !failedAuth.allows(address)) throw failedAuth.refuse(address);
+  if (!wellFormed(token, oauth) && !(await failedAuth.allows(address))) throw await failedAuth.refuse(address);
   try {
     return await principalOfBearer(engine, oauth, c, token);
   } catch (err) {
     if (err instanceof ApiError && err.code === 'unauthorized') {
       engine.logger.info({ ip: address, requestId: c.get('requestId') }, 'authentication failed');
-      throw failedAuth.fail(address, err);
+      throw await failedAuth.fail(address, err);
     }
     throw err;
   }

@@ -81,7 +81,7 @@ export function mountConsole(
     const key = typeof body.api_key === 'string' ? body.api_key.trim() : '';
     // As for the API: a key that matches always signs in; a malformed one from an address over its allowance is
     // refused without a database read.
-    if (!isWellFormedApiKey(key) && !deps.failedAuth.allows(address))
+    if (!isWellFormedApiKey(key) && !(await deps.failedAuth.allows(address)))
       return signIn(c, 'Too many failed attempts; wait a minute.', 429);
     try {
       const started = await startConsoleSession(engine.db, engine.clock, key);
@@ -95,7 +95,7 @@ export function mountConsole(
       return c.redirect('/console', 303);
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 'unauthorized')) throw err;
-      const refused = deps.failedAuth.fail(address, err);
+      const refused = await deps.failedAuth.fail(address, err);
       return refused.code === 'rate_limit_exceeded'
         ? signIn(c, 'Too many failed attempts; wait a minute.', 429)
         : signIn(c, 'That is not a valid, active API key.', 401);

@@ -117,13 +117,13 @@ export function mountAuthorize(
     const again = (message: string, status: 401 | 429) => ({
       response: render(c, consentPage(request, message), status, request.redirectUri),
     });
-    if (!isWellFormedApiKey(apiKey) && !failedAuth.allows(address))
+    if (!isWellFormedApiKey(apiKey) && !(await failedAuth.allows(address)))
       return again('Too many failed attempts; wait a minute.', 429);
     try {
       return { principal: await authenticate(engine.db, engine.clock, apiKey) };
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 'unauthorized')) throw err;
-      return failedAuth.fail(address, err).code === 'rate_limit_exceeded'
+      return (await failedAuth.fail(address, err)).code === 'rate_limit_exceeded'
         ? again('Too many failed attempts; wait a minute.', 429)
         : again('That is not a valid, active API key.', 401);
     }

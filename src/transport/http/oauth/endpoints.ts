@@ -79,7 +79,7 @@ export function mountTokenEndpoints(
       return await clients.authenticate(credentials(c, form));
     } catch (err) {
       if (err instanceof OAuthError && err.error === 'invalid_client') {
-        const over = failedAuth.fail(address, new ApiError('unauthorized'));
+        const over = await failedAuth.fail(address, new ApiError('unauthorized'));
         if (over.code === 'rate_limit_exceeded') throw new OAuthError('invalid_client', err.message, 429);
       }
       throw err;
