@@ -18,7 +18,7 @@ const BROWSER = ['test/ui/**/*.test.ts'];
 const POSTGRES = [
   // foundation: authentication, idempotency, rate limits, usage, the runner and its crash recovery (reliability A-D)
   'test/transport/{auth,idempotency,rate-limit,smoke,readyz}.test.ts',
-  'test/store/{migrations,wake,shared-rate-limit}.test.ts',
+  'test/store/{migrations,wake,shared-rate-limit,provider-slots}.test.ts',
   'test/engine/{usage,idempotency,runner,runner-crash,crash-idempotency}.test.ts',
   // the families
   'test/optimize/*.test.ts',
@@ -26,6 +26,25 @@ const POSTGRES = [
   'test/prospects/*.test.ts',
   'test/tracker/{routes,mcp,crash,snapshot,store}.test.ts',
 ];
+
+/**
+ * Suites that run several real `agent-api serve` processes on one PostgreSQL database (docs/postgresql.md): their own
+ * group, one file at a time, beside the browser suites.
+ */
+const MULTIPROCESS = ['test/multiprocess/**/*.test.ts'];
+
+const multiprocessProject: TestProjectInlineConfiguration = {
+  extends: true,
+  test: {
+    name: 'multiprocess',
+    include: MULTIPROCESS,
+    env: { AGENT_API_TEST_DIALECT: 'postgres' },
+    globalSetup: ['test/helpers/postgres-global.ts'],
+    fileParallelism: false,
+    testTimeout: 120_000,
+    sequence: { groupOrder: 2 },
+  },
+};
 
 const postgresProject: TestProjectInlineConfiguration = {
   extends: true,
@@ -54,12 +73,12 @@ export default defineConfig({
         test: {
           name: 'main',
           include: ['test/**/*.test.ts'],
-          exclude: [...ALONE, ...BROWSER],
+          exclude: [...ALONE, ...BROWSER, ...MULTIPROCESS],
           fileParallelism: true,
           sequence: { groupOrder: 0 },
         },
       },
-      ...(PG_AVAILABLE ? [postgresProject] : []),
+      ...(PG_AVAILABLE ? [postgresProject, multiprocessProject] : []),
       {
         extends: true,
         test: { name: 'browser', include: BROWSER, fileParallelism: false, sequence: { groupOrder: 2 } },

@@ -19,6 +19,7 @@ import { migrateToLatest } from './store/migrations/index.ts';
 import { createEngine, type Engine } from './engine/engine.ts';
 import { buildOAuth, buildProviders } from './compose.ts';
 import { createPostgresWake } from './store/wake.ts';
+import { createProviderSlots } from './store/provider-slots.ts';
 import { createSharedRateLimiter } from './engine/rate-limit-shared.ts';
 import type { Pipeline } from './engine/runner/types.ts';
 import { OPERATIONS } from './tools/registry.ts';
@@ -26,6 +27,9 @@ import type { AnyOperation } from './tools/define.ts';
 import { createHttpApp } from './transport/http/app.ts';
 import { isLoopbackHost, loopbackNames } from './transport/http/guards.ts';
 import type { ErrorCode } from './errors.ts';
+
+/** How often a call waiting for an installation-wide provider slot looks again for one another process freed. */
+const PROVIDER_SLOT_POLL_MS = 100;
 
 export const VERSION: string = pkg.version;
 
@@ -140,8 +144,20 @@ export async function createApp(options: AppOptions): Promise<App> {
     database.pool && config.AGENT_API_DATABASE_URL
       ? createPostgresWake(config.AGENT_API_DATABASE_URL, database.pool, logger)
       : undefined;
+  const globalConcurrency = {
+    search: config.AGENT_API_SEARCH_GLOBAL_CONCURRENCY,
+    fetch: config.AGENT_API_FETCH_GLOBAL_CONCURRENCY,
+    writer: config.AGENT_API_WRITER_GLOBAL_CONCURRENCY,
+    answer: config.AGENT_API_ANSWER_GLOBAL_CONCURRENCY,
+  };
+  // Installation-wide provider caps need the shared store; one connection holds this process's slots, opened lazily.
+  const providerSlots =
+    config.AGENT_API_DATABASE_URL && Object.values(globalConcurrency).some((n) => n > 0)
+      ? createProviderSlots(config.AGENT_API_DATABASE_URL, { clock, logger, pollMs: PROVIDER_SLOT_POLL_MS })
+      : undefined;
   const engine = createEngine({
     wake,
+    providerSlots,
     providers: built.providers,
     db: database.db,
     dbStats: database.stats,
@@ -166,6 +182,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         writer: config.AGENT_API_WRITER_CONCURRENCY,
         answer: config.AGENT_API_SEARCH_CONCURRENCY,
       },
+      globalConcurrency,
     },
   });
 
@@ -343,7 +360,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (server) await drainHttp(server, graceMs);
       else await http?.mcp.close();
       await engine.runner.stop(graceMs);
-      await Promise.all([built.close(), oauth.close(), wake?.close()]);
+      await Promise.all([built.close(), oauth.close(), wake?.close(), providerSlots?.close()]);
       await database.close();
     },
   };

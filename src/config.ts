@@ -74,6 +74,14 @@ export const ConfigSchema = z.object({
   AGENT_API_SEARCH_CONCURRENCY: int(4, 1, 256),
   AGENT_API_FETCH_CONCURRENCY: int(16, 1, 256),
   AGENT_API_WRITER_CONCURRENCY: int(4, 1, 256),
+  /**
+   * Installation-wide caps on provider calls in flight per kind, across every process on one PostgreSQL (0: none,
+   * each process keeps only its own limit above). Ignored on SQLite.
+   */
+  AGENT_API_SEARCH_GLOBAL_CONCURRENCY: int(0, 0, 10_000),
+  AGENT_API_FETCH_GLOBAL_CONCURRENCY: int(0, 0, 10_000),
+  AGENT_API_WRITER_GLOBAL_CONCURRENCY: int(0, 0, 10_000),
+  AGENT_API_ANSWER_GLOBAL_CONCURRENCY: int(0, 0, 10_000),
   AGENT_API_FAILED_AUTH_PER_MINUTE: int(20, 1, 100_000),
   /** Proxy addresses or CIDRs whose X-Forwarded-For names the client (for the failed-authentication limiter). */
   AGENT_API_TRUSTED_PROXIES: list,

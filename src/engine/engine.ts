@@ -1,4 +1,3 @@
-import PQueue from 'p-queue';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Db, DbStats } from '../store/db.ts';
@@ -10,6 +9,8 @@ import { createChangeHub } from './changes.ts';
 import type { EngineProviders } from './providers.ts';
 import { createAnalysis } from './analysis/analysis.ts';
 import { PIPELINES } from './pipelines.ts';
+import { createProviderLimits, type ProviderKind } from './provider-limits.ts';
+import type { ProviderSlots } from '../store/provider-slots.ts';
 
 export interface EngineSettings {
   runnerConcurrency: number;
@@ -19,7 +20,9 @@ export interface EngineSettings {
   pollMs: number;
   queueMaxDepth: number;
   idempotencyTtlMs: number;
-  concurrency: { search: number; fetch: number; writer: number; answer: number };
+  concurrency: Record<ProviderKind, number>;
+  /** Installation-wide caps per provider kind (PostgreSQL); 0: none. */
+  globalConcurrency?: Partial<Record<ProviderKind, number>>;
 }
 
 export interface EngineDeps {
@@ -35,6 +38,8 @@ export interface EngineDeps {
   rateLimiter?: RequestLimiter;
   /** New-work announcements between processes sharing the store (PostgreSQL); absent: this process only. */
   wake?: WakeChannel;
+  /** Installation-wide provider slots (PostgreSQL), for the global caps in settings. */
+  providerSlots?: ProviderSlots;
 }
 
 /**
@@ -59,13 +64,10 @@ export function createEngine(deps: EngineDeps) {
     onChange: changes.emit,
     wake: deps.wake,
   });
-  /** Outbound concurrency per provider kind, so one large job cannot starve the others. */
-  const limits = {
-    search: new PQueue({ concurrency: settings.concurrency.search }),
-    fetch: new PQueue({ concurrency: settings.concurrency.fetch }),
-    writer: new PQueue({ concurrency: settings.concurrency.writer }),
-    answer: new PQueue({ concurrency: settings.concurrency.answer }),
-  };
+  const limits = createProviderLimits(
+    { concurrency: settings.concurrency, global: settings.globalConcurrency },
+    deps.providerSlots ?? null,
+  );
   const analysis = createAnalysis();
   /** Everything but the root connection: what operation handlers get (engine/README in docs/architecture.md). */
   const services = {
