@@ -17,7 +17,7 @@ const BROWSER = ['test/ui/**/*.test.ts'];
  */
 const POSTGRES = [
   // foundation: authentication, idempotency, rate limits, usage, the runner and its crash recovery (reliability A-D)
-  'test/transport/{auth,idempotency,rate-limit,smoke,readyz}.test.ts',
+  'test/transport/{auth,idempotency,rate-limit,smoke,readyz,metrics}.test.ts',
   'test/store/{migrations,wake,shared-rate-limit,provider-slots}.test.ts',
   'test/engine/{usage,idempotency,runner,runner-crash,crash-idempotency}.test.ts',
   // the families

@@ -240,6 +240,8 @@ export async function createApp(options: AppOptions): Promise<App> {
         operations,
         version: VERSION,
         failedAuthPerMinute: config.AGENT_API_FAILED_AUTH_PER_MINUTE,
+        metricsToken: config.AGENT_API_METRICS_TOKEN,
+        dbPool: database.pool,
         failedAuthLimiter:
           database.dialect === 'postgres' ? createSharedRateLimiter(database.db, clock, 'auth:') : undefined,
         trustedProxies: config.AGENT_API_TRUSTED_PROXIES,

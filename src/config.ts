@@ -83,6 +83,8 @@ export const ConfigSchema = z.object({
   AGENT_API_WRITER_GLOBAL_CONCURRENCY: int(0, 0, 10_000),
   AGENT_API_ANSWER_GLOBAL_CONCURRENCY: int(0, 0, 10_000),
   AGENT_API_FAILED_AUTH_PER_MINUTE: int(20, 1, 100_000),
+  /** Serves GET /metrics (Prometheus) to a caller presenting this Bearer token; unset, there is no /metrics. */
+  AGENT_API_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Proxy addresses or CIDRs whose X-Forwarded-For names the client (for the failed-authentication limiter). */
   AGENT_API_TRUSTED_PROXIES: list,
   AGENT_API_MCP_MAX_SESSIONS_PER_KEY: int(16, 1, 10_000),

@@ -9,6 +9,7 @@ import { createChangeHub } from './changes.ts';
 import type { EngineProviders } from './providers.ts';
 import { createAnalysis } from './analysis/analysis.ts';
 import { PIPELINES } from './pipelines.ts';
+import { createMetrics } from './metrics.ts';
 import { createProviderLimits, type ProviderKind } from './provider-limits.ts';
 import type { ProviderSlots } from '../store/provider-slots.ts';
 
@@ -48,7 +49,8 @@ export interface EngineDeps {
  */
 export function createEngine(deps: EngineDeps) {
   const { db, clock, logger, settings } = deps;
-  const usage = createUsageService({ clock, logger });
+  const metrics = createMetrics();
+  const usage = createUsageService({ clock, logger, metrics });
   const idempotency = createIdempotencyService({ clock, ttlMs: settings.idempotencyTtlMs });
   const changes = createChangeHub(clock);
   const rateLimiter = deps.rateLimiter ?? createRateLimiter(clock);
@@ -63,10 +65,12 @@ export function createEngine(deps: EngineDeps) {
     owner: deps.runnerOwner,
     onChange: changes.emit,
     wake: deps.wake,
+    metrics,
   });
   const limits = createProviderLimits(
     { concurrency: settings.concurrency, global: settings.globalConcurrency },
     deps.providerSlots ?? null,
+    metrics,
   );
   const analysis = createAnalysis();
   /** Everything but the root connection: what operation handlers get (engine/README in docs/architecture.md). */
@@ -81,6 +85,7 @@ export function createEngine(deps: EngineDeps) {
     runner,
     limits,
     changes,
+    metrics,
     providers: deps.providers,
     analysis,
   };

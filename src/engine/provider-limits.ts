@@ -6,6 +6,7 @@
  */
 import PQueue from 'p-queue';
 import type { ProviderSlotKind, ProviderSlots } from '../store/provider-slots.ts';
+import type { Metrics } from './metrics.ts';
 
 export type ProviderKind = ProviderSlotKind;
 
@@ -23,17 +24,33 @@ export interface ProviderLimitSettings {
   global?: Partial<Record<ProviderKind, number>>;
 }
 
-export function createProviderLimits(settings: ProviderLimitSettings, slots: ProviderSlots | null): ProviderLimits {
+export function createProviderLimits(
+  settings: ProviderLimitSettings,
+  slots: ProviderSlots | null,
+  metrics: Pick<Metrics, 'providerCall'> | null = null,
+): ProviderLimits {
   const limit = (kind: ProviderKind): ProviderLimit => {
     const queue = new PQueue({ concurrency: settings.concurrency[kind] });
     const cap = settings.global?.[kind] ?? 0;
+    /** The call itself, counted and timed (from when it had its slots). */
+    const measured = async <T>(call: () => Promise<T>): Promise<T> => {
+      const started = performance.now();
+      try {
+        const result = await call();
+        metrics?.providerCall(kind, true, performance.now() - started);
+        return result;
+      } catch (err) {
+        metrics?.providerCall(kind, false, performance.now() - started);
+        throw err;
+      }
+    };
     const capped =
       !slots || cap <= 0
-        ? <T>(call: () => Promise<T>) => call()
+        ? measured
         : async <T>(call: () => Promise<T>, signal?: AbortSignal) => {
             const release = await slots.acquire(kind, cap, signal);
             try {
-              return await call();
+              return await measured(call);
             } finally {
               await release();
             }

@@ -10,6 +10,7 @@ import {
   staleReservations,
   windowSums,
 } from '../store/repos/usage-ledger.ts';
+import type { Metrics } from './metrics.ts';
 import { PLAN_LIMITS } from './plans.ts';
 
 /** The metered operations and their base units (README: usage table). */
@@ -61,7 +62,7 @@ export function impactLevel(plan: Plan, units: number): UsageImpact['level'] {
  * they can be recomputed and audited; an entry counts in a window when it was accepted within the last 24 h / 7 d
  * (the boundary itself excluded).
  */
-export function createUsageService(deps: { clock: Clock; logger: Logger }) {
+export function createUsageService(deps: { clock: Clock; logger: Logger; metrics?: Pick<Metrics, 'rejected'> }) {
   const { clock, logger } = deps;
 
   /** The time at which enough of the window's live units age out to fit `needed` more; null if never blocked. */
@@ -146,6 +147,7 @@ export function createUsageService(deps: { clock: Clock; logger: Logger }) {
       const now = clock.now();
       const over = await overflow(trx, input.orgId, input.plan, input.units, now);
       if (over) {
+        deps.metrics?.rejected('usage_limit');
         throw new ApiError(
           'usage_limit_reached',
           `The ${over.window} usage window is at its limit; retry after it recovers.`,

@@ -69,12 +69,15 @@ export function rateLimitError(d: RateDecision): ApiError | null {
 
 /** Consumes one request from the key's allowance or throws 429 carrying the decision a transport renders. */
 export async function takeRateLimit(
-  engine: Pick<EngineServices, 'rateLimiter'>,
+  engine: Pick<EngineServices, 'rateLimiter' | 'metrics'>,
   principal: Principal,
 ): Promise<RateDecision> {
   const d = await engine.rateLimiter.take(principal.keyId, principal.ratePerMinute);
   const refused = rateLimitError(d);
-  if (refused) throw refused;
+  if (refused) {
+    engine.metrics.rejected('rate_limit');
+    throw refused;
+  }
   return d;
 }
 

@@ -29,6 +29,7 @@ import { createFakeClock, type FakeClock } from '../helpers/clock.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { openTestStore } from '../helpers/store.ts';
 import { startTestApp } from '../helpers/app.ts';
+import { createMetrics } from '../../src/engine/metrics.ts';
 import { startBillableProvider } from '../helpers/billable-provider.ts';
 import { widgetOperations, widgetPipeline } from '../helpers/widget.ts';
 
@@ -224,6 +225,67 @@ describe('durable runner', () => {
     expect(researchCalls).toBe(1);
     expect(briefCalls).toBe(2);
     expect(p.completed).toEqual([{ research: 1, brief: { research: 1 } }]);
+  });
+
+  it('records claims, step outcomes (ok, retry, failed) and run durations on the engine clock (the /metrics figures)', async () => {
+    const h = await harness();
+    const metrics = createMetrics();
+    const p = recording('job', [
+      {
+        name: 'research',
+        stage: 'research',
+        transient: false,
+        run: async (ctx) => {
+          h.clock.advance(2_000);
+          if (ctx.attempt === 1) throw new RetryableError('the search provider timed out');
+          return 1;
+        },
+      },
+      { name: 'brief', stage: 'brief', transient: false, run: async () => 2 },
+    ]);
+    const f = recording('doomed', [
+      {
+        name: 'fetch',
+        stage: 'fetch',
+        transient: false,
+        run: async () => {
+          throw new PermanentError('the page is gone');
+        },
+      },
+    ]);
+    const ok = await enqueue(h, 'job');
+    await enqueue(h, 'doomed');
+    const runner = makeRunner(h, [p.pipeline, f.pipeline], { metrics });
+    await runner.runUntilIdle();
+    h.clock.advance(5_000);
+    await runner.runUntilIdle();
+    expect(await row(h.db, ok.id)).toMatchObject({ state: 'done' });
+    const figures = await metrics.registry.getMetricsAsJSON();
+    const values = (name: string) =>
+      figures.find((m) => m.name === name)!.values as { labels: object; value: number; metricName?: string }[];
+    const count = (name: string, labels: object) =>
+      values(name).find((v) => v.metricName === `${name}_count` && JSON.stringify(v.labels) === JSON.stringify(labels))
+        ?.value ?? 0;
+    const sum = (name: string, labels: object) =>
+      values(name).find((v) => v.metricName === `${name}_sum` && JSON.stringify(v.labels) === JSON.stringify(labels))
+        ?.value ?? 0;
+    expect(count('agent_api_run_claim_wait_seconds', { kind: 'job' })).toBe(3);
+    // The retry became due 1 s after the failure and was claimed 5 s later: 4 s of waiting in all.
+    expect(sum('agent_api_run_claim_wait_seconds', { kind: 'job' })).toBe(4);
+    expect(count('agent_api_run_step_seconds', { kind: 'job', outcome: 'retry' })).toBe(1);
+    expect(sum('agent_api_run_step_seconds', { kind: 'job', outcome: 'retry' })).toBe(2);
+    expect(count('agent_api_run_step_seconds', { kind: 'job', outcome: 'ok' })).toBe(2);
+    expect(count('agent_api_run_step_seconds', { kind: 'doomed', outcome: 'failed' })).toBe(1);
+    expect(count('agent_api_run_seconds', { kind: 'job', outcome: 'done' })).toBe(1);
+    expect(sum('agent_api_run_seconds', { kind: 'job', outcome: 'done' })).toBe(9);
+    expect(count('agent_api_run_seconds', { kind: 'doomed', outcome: 'failed' })).toBe(1);
+    const failures = values('agent_api_run_step_failures_total');
+    expect(failures.map((v) => [v.labels, v.value])).toEqual(
+      expect.arrayContaining([
+        [{ kind: 'job', disposition: 'retry' }, 1],
+        [{ kind: 'doomed', disposition: 'final' }, 1],
+      ]),
+    );
   });
 
   it('retries back off exponentially on the injected clock, stop at max attempts, and never show internal error text', async () => {

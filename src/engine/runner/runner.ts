@@ -11,6 +11,7 @@ import {
   type Lease,
   type RunRow,
 } from '../../store/repos/runs.ts';
+import type { Metrics } from '../metrics.ts';
 import { ProviderError } from '../../providers/types.ts';
 import {
   keptCheckpoint,
@@ -39,6 +40,8 @@ export interface RunnerOptions {
   onChange?: (kind: string, resourceId: string) => void;
   /** Tells the installation's other processes that work was accepted, and hears them (PostgreSQL's LISTEN/NOTIFY). */
   wake?: WakeChannel;
+  /** Where claims, step outcomes and run durations are recorded (engine/metrics.ts). */
+  metrics?: Pick<Metrics, 'claimed' | 'stepEnded' | 'runEnded'>;
 }
 
 /** Announcements of new work between the processes sharing one store; polling stays the fallback. */
@@ -143,6 +146,7 @@ export function createRunner(opts: RunnerOptions) {
       lease_owner: null,
       lease_expires_at: null,
     });
+    opts.metrics?.runEnded(run.kind, 'failed', clock.now() - run.created_at);
     logger.warn({ runId: run.id, kind: run.kind, resourceId: run.resource_id }, `run failed: ${message}`);
   }
 
@@ -168,6 +172,7 @@ export function createRunner(opts: RunnerOptions) {
           lease_owner: null,
           lease_expires_at: null,
         });
+        opts.metrics?.runEnded(run.kind, 'done', clock.now() - run.created_at);
         return;
       }
       const maxAttempts = pipeline.maxAttempts ?? run.max_attempts;
@@ -182,6 +187,9 @@ export function createRunner(opts: RunnerOptions) {
         return;
       }
       await fenced(run, lease, (trx) => pipeline.enterStage(writeCtx(trx, run, checkpoint), step.stage), {});
+      const started = clock.now();
+      const stepEnded = (outcome: 'ok' | 'retry' | 'failed') =>
+        opts.metrics?.stepEnded(run.kind, outcome, clock.now() - started);
       let output: unknown;
       try {
         output = await step.run({
@@ -211,6 +219,7 @@ export function createRunner(opts: RunnerOptions) {
         logger.warn({ err, runId: run.id, kind: run.kind, step: step.name, attempt: run.attempts }, 'step failed');
         if (!retryable || run.attempts >= maxAttempts) {
           await fail(run, lease, pipeline, checkpoint, message, code);
+          stepEnded('failed');
         } else {
           // Exponential backoff, never sooner than the provider asked.
           const backoff = opts.retryBaseMs * 2 ** (run.attempts - 1);
@@ -221,16 +230,19 @@ export function createRunner(opts: RunnerOptions) {
             lease_owner: null,
             lease_expires_at: null,
           });
+          stepEnded('retry');
         }
         return;
       }
       const next = { ...checkpoint, [step.name]: output ?? null };
       const last = run.step + 1 >= pipeline.steps.length;
+      let finished = false;
       await immediate(db, async (trx) => {
         if (!(await updateLeasedRun(trx, lease, {}, clock.now()))) throw new LeaseLost();
         const ctx = writeCtx(trx, run, next);
         const paused = (await step.persist?.(ctx, output)) === 'pause';
         const done = last && !paused;
+        finished = done;
         if (done) await pipeline.onComplete(ctx);
         await updateLeasedRun(
           trx,
@@ -248,6 +260,8 @@ export function createRunner(opts: RunnerOptions) {
           clock.now(),
         );
       });
+      stepEnded('ok');
+      if (finished) opts.metrics?.runEnded(run.kind, 'done', clock.now() - run.created_at);
       changed(run);
     } catch (err) {
       if (err instanceof LeaseLost) {
@@ -293,6 +307,7 @@ export function createRunner(opts: RunnerOptions) {
       }
       if (!run) break;
       claimed++;
+      opts.metrics?.claimed(run.kind, clock.now() - run.run_after);
       launch(run);
     }
     return claimed;
@@ -311,6 +326,8 @@ export function createRunner(opts: RunnerOptions) {
 
   return {
     owner,
+    /** The run kinds this runner serves. */
+    kinds: (): readonly string[] => kinds,
     /** Adds a pipeline (families register theirs once the engine exists). */
     register(pipeline: Pipeline): void {
       pipelines.set(pipeline.kind, pipeline);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { dialectOf, type Db } from '../db.ts';
+import { dialectOf, type Db, type ReadDb } from '../db.ts';
 import type { RunsTable } from '../schema.ts';
 
 export type RunRow = RunsTable;
@@ -169,4 +169,38 @@ export async function countExpiredLeases(db: Db, now: number): Promise<number> {
     .where('lease_expires_at', '<=', now)
     .executeTakeFirstOrThrow();
   return Number(n);
+}
+
+/** Where unfinished runs stand, for the queue-depth metric. */
+export type RunQueueState = 'due' | 'scheduled' | 'running' | 'waiting';
+
+/**
+ * Unfinished runs by kind and queue state: `due` (claimable now: what the queue depth is), `scheduled` (pending with a
+ * later start, retries included), `running` (leased) and `waiting` (paused for a person's approval).
+ */
+export async function countUnfinishedRuns(
+  db: ReadDb,
+  now: number,
+): Promise<{ kind: string; state: RunQueueState; count: number }[]> {
+  const rows = await db
+    .selectFrom('runs')
+    .select((eb) => [
+      'kind',
+      eb
+        .case()
+        .when('state', '=', 'waiting')
+        .then('waiting')
+        .when(eb.and([eb('lease_expires_at', 'is not', null), eb('lease_expires_at', '>', now)]))
+        .then('running')
+        .when('run_after', '>', now)
+        .then('scheduled')
+        .else('due')
+        .end()
+        .as('queue_state'),
+      eb.fn.countAll<number>().as('count'),
+    ])
+    .where('state', 'in', ['pending', 'waiting'])
+    .groupBy(['kind', 'queue_state'])
+    .execute();
+  return rows.map((r) => ({ kind: r.kind, state: r.queue_state as RunQueueState, count: Number(r.count) }));
 }

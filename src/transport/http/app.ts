@@ -14,6 +14,8 @@ import type { Toolset } from '../../tools/toolsets.ts';
 import { errorResponse } from './respond.ts';
 import { mountRest } from './rest.ts';
 import { createFailedAuthLimiter } from './request-auth.ts';
+import { mountMetrics } from './metrics.ts';
+import type { Pool } from 'pg';
 import { createRateLimiter, type RequestLimiter } from '../../engine/rate-limit.ts';
 import type { OAuthServices } from '../../engine/oauth/services.ts';
 import { challengeFor } from './oauth/challenge.ts';
@@ -26,6 +28,10 @@ export interface HttpAppDeps {
   originPolicy: OriginPolicy;
   /** Failed authentication attempts allowed per client address and minute. */
   failedAuthPerMinute: number;
+  /** Serves GET /metrics to a caller presenting this Bearer token (AGENT_API_METRICS_TOKEN); unset: no /metrics. */
+  metricsToken?: string;
+  /** PostgreSQL's pool, for the pool gauges of /metrics; null on SQLite. */
+  dbPool?: Pool | null;
   /** Where failed attempts are counted: the processes' shared limiter on PostgreSQL; absent, this process's own. */
   failedAuthLimiter?: RequestLimiter;
   /** Proxies whose X-Forwarded-For names the client (addresses or CIDRs). */
@@ -52,6 +58,7 @@ export function createHttpApp(deps: HttpAppDeps) {
     deps.failedAuthLimiter ?? createRateLimiter(engine.clock),
     deps.failedAuthPerMinute,
     deps.trustedProxies,
+    () => engine.metrics.rejected('failed_auth'),
   );
 
   app.use('*', requestIdMiddleware());
@@ -111,6 +118,7 @@ export function createHttpApp(deps: HttpAppDeps) {
     return c.json({ status: 'ready', database: dialectOf(engine.db), migrations: expected.length });
   });
   app.get('/openapi.json', (c) => c.json(openapi));
+  if (deps.metricsToken) mountMetrics(app, { engine, token: deps.metricsToken, pool: deps.dbPool ?? null, failedAuth });
 
   const oauth = deps.oauth ?? null;
   if (oauth) mountOAuth(app, { engine, oauth, failedAuth, version: deps.version });

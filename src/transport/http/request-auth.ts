@@ -21,15 +21,18 @@ export function createFailedAuthLimiter(
   limiter: RequestLimiter,
   perMinute: number,
   trustedProxies: readonly string[] = [],
+  onRefused: () => void = () => undefined,
 ) {
   const addresses = createClientAddressResolver(trustedProxies);
-  const tooMany = (retryAfter: number) =>
-    new ApiError(
+  const tooMany = (retryAfter: number) => {
+    onRefused();
+    return new ApiError(
       'rate_limit_exceeded',
       'Too many failed authentication attempts from this address.',
       { retry_after_seconds: retryAfter },
       { retryAfterSeconds: retryAfter },
     );
+  };
   return {
     /** The limiter's key for a request: its client address (behind trusted proxies), IPv6 grouped by /64. */
     clientOf: (c: Context<HttpEnv>): string =>

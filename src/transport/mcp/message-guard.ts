@@ -60,12 +60,14 @@ export function malformedCall(m: Message): RpcRefusal | null {
  * Answers the API error when the key is over its limit.
  */
 export async function meterMessage(
-  engine: Pick<EngineServices, 'rateLimiter'>,
+  engine: Pick<EngineServices, 'rateLimiter' | 'metrics'>,
   principal: Principal,
   m: Message,
 ): Promise<ApiError | null> {
   if (!isMetered(m)) return null;
-  return rateLimitError(await engine.rateLimiter.take(principal.keyId, principal.ratePerMinute));
+  const refused = rateLimitError(await engine.rateLimiter.take(principal.keyId, principal.ratePerMinute));
+  if (refused) engine.metrics.rejected('rate_limit');
+  return refused;
 }
 
 /** Whether a message counts against the key's limit here (a tool call is metered by its operation). */
