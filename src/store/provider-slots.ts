@@ -112,6 +112,7 @@ export function createProviderSlots(
       };
       const wake = () => settle();
       const onAbort = () => settle(signal!.reason ?? new Error('aborted'));
+      if (signal?.aborted) return onAbort();
       freed.add(wake);
       signal?.addEventListener('abort', onAbort, { once: true });
       void deps.clock.after(deps.pollMs, timer.signal).then(wake);

@@ -3,6 +3,8 @@ import type { Clock } from '../../src/clock.ts';
 export interface FakeClock extends Clock {
   advance(ms: number): void;
   set(ms: number): void;
+  /** Waits (`after`) not yet over: a test knows a waiter has reached its wait before it moves time. */
+  pending(): number;
 }
 
 /** A clock that moves only when told: windows, leases, rate limits and waits are tested without sleeping. */
@@ -36,5 +38,6 @@ export function createFakeClock(start = Date.parse('2026-11-01T12:00:00.000Z')):
       t = ms;
       fireDue();
     },
+    pending: () => timers.size,
   };
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../src/clock.ts';
 import { createProviderLimits } from '../../src/engine/provider-limits.ts';
 import { createProviderSlots, type ProviderSlots } from '../../src/store/provider-slots.ts';
@@ -14,7 +14,10 @@ import { onPostgres, openTestStore, type TestStore } from '../helpers/store.ts';
 describe.skipIf(!onPostgres)('installation-wide provider slots on PostgreSQL', () => {
   let store: TestStore;
   const opened: ProviderSlots[] = [];
-  const clock = createFakeClock();
+  let clock = createFakeClock();
+  beforeEach(() => {
+    clock = createFakeClock();
+  });
   const processSlots = (pollMs = 100, at: Clock = clock) => {
     const slots = createProviderSlots(store.env.AGENT_API_DATABASE_URL!, {
       clock: at,
@@ -24,6 +27,12 @@ describe.skipIf(!onPostgres)('installation-wide provider slots on PostgreSQL', (
     opened.push(slots);
     return slots;
   };
+  const roundTrip = () => store.db.selectNoFrom((eb) => eb.val(1).as('x')).execute();
+  /** Waits until `n` callers are waiting on the clock for their next look (their first attempt is over). */
+  const waitingOnClock = async (n = 1) => {
+    for (let i = 0; i < 2_000 && clock.pending() < n; i++) await roundTrip();
+    expect(clock.pending()).toBe(n);
+  };
   /** Whether `p` has settled once every callback queued so far (database round trips included) has run. */
   const settledSoon = async (p: Promise<unknown>, roundTrips = 20) => {
     let settled = false;
@@ -31,7 +40,7 @@ describe.skipIf(!onPostgres)('installation-wide provider slots on PostgreSQL', (
       () => (settled = true),
       () => (settled = true),
     );
-    for (let i = 0; i < roundTrips && !settled; i++) await store.db.selectNoFrom((eb) => eb.val(1).as('x')).execute();
+    for (let i = 0; i < roundTrips && !settled; i++) await roundTrip();
     return settled;
   };
   /** Slot locks granted in this test's database (two-key advisory locks, objsubid 2). */
@@ -55,6 +64,7 @@ describe.skipIf(!onPostgres)('installation-wide provider slots on PostgreSQL', (
     const first = await slots.acquire('writer', 2);
     const second = await slots.acquire('writer', 2);
     const third = slots.acquire('writer', 2);
+    await waitingOnClock();
     expect(await settledSoon(third)).toBe(false);
     expect(await slotLocks()).toBe(2);
     await first();
@@ -78,7 +88,7 @@ describe.skipIf(!onPostgres)('installation-wide provider slots on PostgreSQL', (
     const b = processSlots();
     const held = await a.acquire('search', 1);
     const waiting = b.acquire('search', 1);
-    expect(await settledSoon(waiting)).toBe(false);
+    await waitingOnClock();
     await held();
     // B does not hear of another process's release: it looks again after pollMs.
     expect(await settledSoon(waiting)).toBe(false);
@@ -93,7 +103,7 @@ describe.skipIf(!onPostgres)('installation-wide provider slots on PostgreSQL', (
     const other = processSlots();
     await dying.acquire('fetch', 1);
     const waiting = other.acquire('fetch', 1);
-    expect(await settledSoon(waiting)).toBe(false);
+    await waitingOnClock();
     await dying.close(); // the connection ends without an unlock, as when the process is killed
     clock.advance(100);
     const release = await waiting;
@@ -106,7 +116,7 @@ describe.skipIf(!onPostgres)('installation-wide provider slots on PostgreSQL', (
     const held = await slots.acquire('answer', 1);
     const abort = new AbortController();
     const waiting = slots.acquire('answer', 1, abort.signal);
-    expect(await settledSoon(waiting)).toBe(false);
+    await waitingOnClock();
     abort.abort(new Error('run cancelled'));
     await expect(waiting).rejects.toThrow('run cancelled');
     expect(await slotLocks()).toBe(1);

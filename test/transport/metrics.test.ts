@@ -69,7 +69,9 @@ describe('GET /metrics', () => {
     const after = await text();
     expect(sample(after, 'agent_api_queue_depth', { kind: 'content_job' })).toBe(0);
     expect(sample(after, 'agent_api_run_claim_wait_seconds_count', { kind: 'content_job' })).toBeGreaterThanOrEqual(2);
-    expect(sample(after, 'agent_api_run_step_seconds_count', { kind: 'content_job', outcome: 'ok' })).toBeGreaterThan(0);
+    expect(sample(after, 'agent_api_run_step_seconds_count', { kind: 'content_job', outcome: 'ok' })).toBeGreaterThan(
+      0,
+    );
     // The off-topic job's research is refused: one run failed, not charged.
     expect(sample(after, 'agent_api_run_seconds_count', { kind: 'content_job', outcome: 'failed' })).toBe(1);
     expect(sample(after, 'agent_api_run_step_failures_total', { kind: 'content_job', disposition: 'final' })).toBe(1);
