@@ -167,7 +167,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     // Several processes on one PostgreSQL share each key's limit there; otherwise the process keeps it.
     rateLimiter:
       options.rateLimiter ??
-      (database.dialect === 'postgres' ? createSharedRateLimiter(database.db, clock) : undefined),
+      (database.dialect === 'postgres' ? createSharedRateLimiter(database.db, clock, '', database.stats) : undefined),
     settings: {
       runnerConcurrency: config.AGENT_API_RUNNER_CONCURRENCY,
       leaseMs: config.AGENT_API_LEASE_MS,
@@ -243,7 +243,9 @@ export async function createApp(options: AppOptions): Promise<App> {
         metricsToken: config.AGENT_API_METRICS_TOKEN,
         dbPool: database.pool,
         failedAuthLimiter:
-          database.dialect === 'postgres' ? createSharedRateLimiter(database.db, clock, 'auth:') : undefined,
+          database.dialect === 'postgres'
+            ? createSharedRateLimiter(database.db, clock, 'auth:', database.stats)
+            : undefined,
         trustedProxies: config.AGENT_API_TRUSTED_PROXIES,
         toolsets: config.AGENT_API_TOOLSETS,
         textMode: config.AGENT_API_MCP_TEXT,

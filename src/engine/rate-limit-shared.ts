@@ -4,20 +4,27 @@
  * however its requests are spread over the processes. Keys whose arrival time has passed are pruned once a minute.
  */
 import type { Clock } from '../clock.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, DbStats } from '../store/db.ts';
 import { pruneRateSlots, readRateSlot, takeRateSlot } from '../store/repos/rate-limits.ts';
 import { currentTat, decide, PERIOD_MS, type RateDecision, type RequestLimiter } from './rate-limit.ts';
 
-export function createSharedRateLimiter(db: Db, clock: Clock, prefix = ''): RequestLimiter {
+export function createSharedRateLimiter(
+  db: Db,
+  clock: Clock,
+  prefix = '',
+  stats: Pick<DbStats, 'limiter'> = { limiter: 0 },
+): RequestLimiter {
   let lastPrune = 0;
   return {
     async take(id: string, limit: number): Promise<RateDecision> {
       const now = clock.now();
       if (now - lastPrune >= PERIOD_MS) {
         lastPrune = now;
+        stats.limiter++;
         await pruneRateSlots(db, now);
       }
       const interval = PERIOD_MS / limit;
+      stats.limiter++;
       const slot = await takeRateSlot(db, prefix + id, interval, now, PERIOD_MS);
       if (slot.allowed) {
         // The row holds the new arrival time.
@@ -35,6 +42,7 @@ export function createSharedRateLimiter(db: Db, clock: Clock, prefix = ''): Requ
     },
     async wouldAllow(id: string, limit: number): Promise<boolean> {
       const now = clock.now();
+      stats.limiter++;
       const stored = await readRateSlot(db, prefix + id);
       return decide(limit, currentTat(stored, PERIOD_MS / limit, now), now).allowed;
     },

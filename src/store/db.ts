@@ -20,6 +20,11 @@ export type ReadDb = Db;
 /** Counts of statements executed, so tests can prove a path never touched the database (docs/reliability.md A.2). */
 export interface DbStats {
   statements: number;
+  /**
+   * Of those, the statements of the limiters kept in the database (PostgreSQL's shared request and failed-auth
+   * limits): with them a refused request touches one row of its own, and nothing else.
+   */
+  limiter: number;
 }
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -45,7 +50,7 @@ export interface OpenOptions {
 
 /** Opens the embedded SQLite database (store/dialect/sqlite.ts has its settings). */
 export function openDatabase(file: string, options: OpenOptions = {}): OpenedDatabase {
-  const stats: DbStats = { statements: 0 };
+  const stats: DbStats = { statements: 0, limiter: 0 };
   const { db, raw } = openSqlite(file, stats, options);
   return { db, stats, dialect: 'sqlite', raw, pool: null, close: () => db.destroy() };
 }
@@ -61,7 +66,7 @@ export interface StoreLocation {
 /** Opens the store the settings name: PostgreSQL (store/dialect/postgres.ts) or the embedded SQLite file. */
 export function openStore(where: StoreLocation, options: OpenOptions = {}): OpenedDatabase {
   if (!where.url) return openDatabase(where.file, options);
-  const stats: DbStats = { statements: 0 };
+  const stats: DbStats = { statements: 0, limiter: 0 };
   const { db, pool } = openPostgres(where.url, stats, { poolSize: where.poolSize });
   return {
     db,
@@ -99,13 +104,18 @@ const inImmediate = new WeakSet<Db>();
 /**
  * Runs `work` in one write transaction that holds the write lock from its start, so two processes never deadlock
  * upgrading a read lock, and the busy timeout queues them. `work` must not wait on the network: the connection (and
- * every other query of this process) waits with it.
+ * every other query of this process) waits with it. `alongsideRuns`: a run's fenced write-back, which on PostgreSQL
+ * may run alongside other runs' write-backs, never alongside an operation's transaction (dialect/postgres.ts).
  */
-export async function immediate<T>(db: Db, work: (trx: TxDb) => Promise<T>): Promise<T> {
+export async function immediate<T>(
+  db: Db,
+  work: (trx: TxDb) => Promise<T>,
+  options: { alongsideRuns?: boolean } = {},
+): Promise<T> {
   if (db.isTransaction || inImmediate.has(db)) return work(db as TxDb);
   return db.connection().execute(async (conn) => {
     inImmediate.add(conn);
-    for (const statement of dialectSql(conn).beginWrite()) await statement.execute(conn);
+    for (const statement of dialectSql(conn).beginWrite(options.alongsideRuns)) await statement.execute(conn);
     try {
       const result = await work(conn as TxDb);
       await sql`commit`.execute(conn);
