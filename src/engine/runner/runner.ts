@@ -66,6 +66,12 @@ function classify(
   return { message: `${stepName} failed with an internal error`, retryable: true, waitMs: 0 };
 }
 
+/**
+ * A run's write-backs are fenced by its lease and touch only its own rows (plus atomic ledger and counter updates), so
+ * on PostgreSQL they run alongside other runs' write-backs; never alongside an operation's transaction.
+ */
+const WRITE_BACK = { alongsideRuns: true } as const;
+
 /** The longest a run waits between attempts. */
 const MAX_RETRY_DELAY_MS = 600_000;
 
@@ -124,10 +130,14 @@ export function createRunner(opts: RunnerOptions) {
     work: (trx: TxDb) => Promise<void>,
     patch: Parameters<typeof updateLeasedRun>[2],
   ) {
-    await immediate(db, async (trx) => {
-      if (!(await updateLeasedRun(trx, lease, patch, clock.now()))) throw new LeaseLost();
-      await work(trx);
-    });
+    await immediate(
+      db,
+      async (trx) => {
+        if (!(await updateLeasedRun(trx, lease, patch, clock.now()))) throw new LeaseLost();
+        await work(trx);
+      },
+      WRITE_BACK,
+    );
     changed(run);
   }
 
@@ -237,29 +247,33 @@ export function createRunner(opts: RunnerOptions) {
       const next = { ...checkpoint, [step.name]: output ?? null };
       const last = run.step + 1 >= pipeline.steps.length;
       let finished = false;
-      await immediate(db, async (trx) => {
-        if (!(await updateLeasedRun(trx, lease, {}, clock.now()))) throw new LeaseLost();
-        const ctx = writeCtx(trx, run, next);
-        const paused = (await step.persist?.(ctx, output)) === 'pause';
-        const done = last && !paused;
-        finished = done;
-        if (done) await pipeline.onComplete(ctx);
-        await updateLeasedRun(
-          trx,
-          lease,
-          {
-            state: done ? 'done' : paused ? 'waiting' : 'pending',
-            step: run.step + 1,
-            attempts: 0,
-            run_after: clock.now(),
-            checkpoint: JSON.stringify(done ? keptCheckpoint(pipeline, next) : next),
-            last_error: null,
-            lease_owner: null,
-            lease_expires_at: null,
-          },
-          clock.now(),
-        );
-      });
+      await immediate(
+        db,
+        async (trx) => {
+          if (!(await updateLeasedRun(trx, lease, {}, clock.now()))) throw new LeaseLost();
+          const ctx = writeCtx(trx, run, next);
+          const paused = (await step.persist?.(ctx, output)) === 'pause';
+          const done = last && !paused;
+          finished = done;
+          if (done) await pipeline.onComplete(ctx);
+          await updateLeasedRun(
+            trx,
+            lease,
+            {
+              state: done ? 'done' : paused ? 'waiting' : 'pending',
+              step: run.step + 1,
+              attempts: 0,
+              run_after: clock.now(),
+              checkpoint: JSON.stringify(done ? keptCheckpoint(pipeline, next) : next),
+              last_error: null,
+              lease_owner: null,
+              lease_expires_at: null,
+            },
+            clock.now(),
+          );
+        },
+        WRITE_BACK,
+      );
       stepEnded('ok');
       if (finished) opts.metrics?.runEnded(run.kind, 'done', clock.now() - run.created_at);
       changed(run);

@@ -10,10 +10,12 @@ import type { DbStats } from '../db.ts';
  *
  * - Numbers: timestamps and counters are `bigint` columns holding milliseconds and counts far below 2^53, so `int8`
  *   (and the `numeric` that `sum()` of a bigint answers) is read as a JavaScript number, as SQLite's driver does.
- * - Writers: `immediate()` transactions take one transaction-scoped advisory lock, so writers across every process
- *   of an installation are serialised exactly as SQLite's `BEGIN IMMEDIATE` serialises them within one file: the
- *   engine's read-then-write checks (usage windows, idempotency records, state moves) keep their meaning. Work that
- *   needs no such check (the runner's claims and lease renewals) runs outside it, with row locks.
+ * - Writers: `immediate()` transactions take one transaction-scoped advisory lock, so operations' writes across every
+ *   process of an installation are serialised exactly as SQLite's `BEGIN IMMEDIATE` serialises them within one file:
+ *   the engine's read-then-write checks (usage windows, idempotency records, state moves) keep their meaning. The
+ *   runner's fenced write-backs take the same lock shared: they run alongside each other (each writes only its own
+ *   run's rows, behind the lease token, and the ledger and counters by single atomic statements) but never alongside
+ *   an operation's transaction. Claims and lease renewals take no advisory lock, only row locks.
  */
 
 export interface PostgresOpenOptions {
@@ -64,8 +66,13 @@ export async function assertHealthyPostgres(db: Kysely<DB>): Promise<{ version: 
 
 /** SQL fragments whose spelling is PostgreSQL's. */
 export const postgresSql = {
-  /** Starts a write transaction and takes the writer lock (released at commit or rollback). */
-  beginWrite: (): RawBuilder<unknown>[] => [sql`begin`, sql`select pg_advisory_xact_lock(${WRITER_LOCK_KEY})`],
+  /** Starts a write transaction and takes the writer lock, shared for a run's write-back (released at its end). */
+  beginWrite: (alongsideRuns = false): RawBuilder<unknown>[] => [
+    sql`begin`,
+    alongsideRuns
+      ? sql`select pg_advisory_xact_lock_shared(${WRITER_LOCK_KEY})`
+      : sql`select pg_advisory_xact_lock(${WRITER_LOCK_KEY})`,
+  ],
   containsInsensitive: (column: string, needle: string): RawBuilder<boolean> =>
     sql<boolean>`strpos(lower(${sql.ref(column)}), ${needle.toLowerCase()}) > 0`,
 };

@@ -91,8 +91,11 @@ export function assertHealthyDatabase(raw: BetterSqlite3.Database): PragmaReport
 
 /** SQL fragments whose spelling is the dialect's own. */
 export const sqliteSql = {
-  /** Starts a write transaction holding the write lock from the start, so two writers never deadlock upgrading. */
-  beginWrite: (): RawBuilder<unknown>[] => [sql`begin immediate`],
+  /**
+   * Starts a write transaction holding the write lock from the start, so two writers never deadlock upgrading. SQLite
+   * has one writer at a time, so a run's write-back (`alongsideRuns`) takes the same lock.
+   */
+  beginWrite: (_alongsideRuns = false): RawBuilder<unknown>[] => [sql`begin immediate`],
   /** Case-insensitive substring test; instr avoids LIKE's wildcard escaping. */
   containsInsensitive: (column: string, needle: string): RawBuilder<boolean> =>
     sql<boolean>`instr(lower(${sql.ref(column)}), ${needle.toLowerCase()}) > 0`,
