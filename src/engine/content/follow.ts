@@ -2,7 +2,7 @@ import type { EngineServices } from '../engine.ts';
 import type { ReadDb } from '../../store/db.ts';
 import { CONTENT_KINDS, getContentJob, type ContentJobRow } from '../../store/repos/content.ts';
 import { requireContentJob } from './service.ts';
-import { isRestingStatus, PROGRESS_STAGES, progressPosition, type ContentStage } from './states.ts';
+import { isRestingStatus, PROGRESS_STAGES, progressPosition } from './states.ts';
 
 /** How long a create call with a progress token follows its job (under MCP clients' 60 s timeout). */
 const FOLLOW_MS = 50_000;
@@ -35,25 +35,29 @@ export async function waitForContent(
   return requireContentJob(db, orgId, id, kind);
 }
 
+/** What following a job needs of an operation's context (tools/define.ts). */
+export interface FollowContext {
+  engine: EngineServices;
+  db: ReadDb;
+  principal: { orgId: string };
+  progress: ((progress: number, total: number, message: string) => Promise<void>) | null;
+  signal: AbortSignal;
+}
+
 /**
  * For a caller with a progress token: reports each stage (its position in the state table's progress order) until
- * the job rests or 50 s of the engine's clock pass, then answers the job. `accepted` is the stage the call's own
- * answer saw at commit: it is reported first even when a runner has already moved the job on.
+ * the job rests or 50 s of the engine's clock pass, then answers the job. `acceptedStatus` is the status the call's
+ * own answer saw at commit: a queued job reports `queued` first even when a runner has already moved it on.
  */
-export async function followContent(
-  engine: EngineServices,
-  db: ReadDb,
-  orgId: string,
-  id: string,
-  report: ((progress: number, total: number, message: string) => Promise<void>) | null,
-  signal: AbortSignal,
-  accepted?: ContentStage,
-): Promise<ContentJobRow> {
+export async function followContent(ctx: FollowContext, id: string, acceptedStatus: string): Promise<ContentJobRow> {
+  const { engine, db, signal } = ctx;
+  const { orgId } = ctx.principal;
+  const report = ctx.progress;
   const deadline = engine.clock.now() + FOLLOW_MS;
   let last = '';
-  if (accepted) {
-    last = accepted;
-    await report?.(progressPosition(accepted), PROGRESS_STAGES.length - 1, accepted);
+  if (acceptedStatus === 'queued') {
+    last = 'queued';
+    await report?.(progressPosition('queued'), PROGRESS_STAGES.length - 1, 'queued');
   }
   for (;;) {
     const row = await requireContentJob(db, orgId, id);

@@ -46,16 +46,5 @@ export const createContentAutopilot = defineOperation({
   },
   replay: async (ctx, stored) =>
     autopilotStarted(await readContentJob(ctx.db, ctx.principal.orgId, stored.resourceId!)),
-  follow: async (ctx, body) =>
-    autopilotStarted(
-      await followContent(
-        ctx.engine,
-        ctx.db,
-        ctx.principal.orgId,
-        body.job_id,
-        ctx.progress,
-        ctx.signal,
-        body.status === 'queued' ? 'queued' : undefined,
-      ),
-    ),
+  follow: async (ctx, body) => autopilotStarted(await followContent(ctx, body.job_id, body.status)),
 });

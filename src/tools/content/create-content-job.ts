@@ -36,16 +36,7 @@ export const createContentJob = defineOperation({
   },
   replay: async (ctx, stored) => jobCreated(await readContentJob(ctx.db, ctx.principal.orgId, stored.resourceId!)),
   follow: async (ctx, body) => {
-    const accepted = body.status === 'queued' ? 'queued' : undefined;
-    const row = await followContent(
-      ctx.engine,
-      ctx.db,
-      ctx.principal.orgId,
-      body.job_id,
-      ctx.progress,
-      ctx.signal,
-      accepted,
-    );
+    const row = await followContent(ctx, body.job_id, body.status);
     return jobCreated(row);
   },
 });
