@@ -5,6 +5,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseHTML } from 'linkedom';
+import { readJsonAnswer, type JsonAnswer } from './json-answer.ts';
 import type {
   OAuthClientMetadata,
   OAuthClientProvider,
@@ -194,23 +195,7 @@ export function recordingFetch(): {
 // Raw endpoint requests
 // ---------------------------------------------------------------------------------------------------------------
 
-export interface JsonAnswer<T = Record<string, unknown>> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
-
-async function answer<T>(res: Response): Promise<JsonAnswer<T>> {
-  const text = await res.text();
-  let body: unknown = null;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    body = null;
-  }
-  return { status: res.status, headers: res.headers, body: body as T, text };
-}
+export type { JsonAnswer };
 
 /** POSTs `params` as application/x-www-form-urlencoded (undefined values left out); never follows redirects. */
 export async function postForm<T = Record<string, unknown>>(
@@ -226,7 +211,7 @@ export async function postForm<T = Record<string, unknown>>(
     body: form.toString(),
     redirect: 'manual',
   });
-  return answer<T>(res);
+  return readJsonAnswer<T>(res);
 }
 
 export interface TokenBody {
@@ -299,7 +284,7 @@ export async function registerRequest(base: string, metadata: unknown): Promise<
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(metadata),
   });
-  return answer<RegisteredClient>(res);
+  return readJsonAnswer<RegisteredClient>(res);
 }
 
 /** Registers a public client (auth method none) with one loopback redirect URI; fails the test unless it is 201. */
