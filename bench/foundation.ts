@@ -75,7 +75,7 @@ async function restBench(dbPath: string, orgId: string, apiKeys: string[]) {
   }
 }
 
-async function mcpSide(
+export async function mcpSide(
   name: string,
   pid: number,
   port: number,
