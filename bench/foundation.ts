@@ -12,41 +12,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { issueApiKey } from '../src/engine/admin.ts';
-import { SCOPES } from '../src/engine/scopes.ts';
 import { createOrganisation } from '../src/store/repos/organisations.ts';
 import { insertRun } from '../src/store/repos/runs.ts';
 import { immediate } from '../src/store/db.ts';
-import { insertReservation, settleReservation } from '../src/store/repos/usage-ledger.ts';
 import { definePipeline } from '../src/engine/runner/types.ts';
 import { tempDir } from '../test/helpers/temp.ts';
 import { spawnJsonServer, table } from './lib/harness.ts';
 import { httpSide, interleave, type Side } from './lib/load.ts';
-
-async function seed(dbPath: string, keys: number) {
-  const config = loadConfig({ AGENT_API_DB: dbPath, AGENT_API_LOG_LEVEL: 'silent' });
-  const app = await createApp({ config, logger: createLogger('silent') });
-  const db = app.database.db;
-  const now = Date.now();
-  const org = await createOrganisation(db, { name: 'bench', plan: 'agency', subscription: 'active' }, now);
-  const apiKeys: string[] = [];
-  await immediate(db, async (trx) => {
-    for (let i = 0; i < keys; i++)
-      apiKeys.push((await issueApiKey(trx, { orgId: org.id, scopes: SCOPES }, now)).apiKey);
-    // A realistic ledger: a week of settled work for this organisation.
-    for (let i = 0; i < 2_000; i++) {
-      const id = randomUUID();
-      await insertReservation(
-        trx,
-        { orgId: org.id, operation: 'optimize_page', resourceKind: 'bench', resourceId: id, units: 1 },
-        now - i * 300_000,
-      );
-      await settleReservation(trx, 'bench', id, i % 3 ? 'charged' : 'released', now);
-    }
-  });
-  await app.close();
-  return { orgId: org.id, apiKeys };
-}
+import { seedUsage } from './lib/scale-seed.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 1_000);
@@ -208,7 +181,7 @@ export async function run(args: string[]): Promise<void> {
   const want = (name: string) => only.length === 0 || only.includes(name);
   const tmp = tempDir('agent-api-bench-');
   try {
-    const { orgId, apiKeys } = await seed(tmp.dbPath, 600);
+    const { orgId, apiKeys } = await seedUsage({ AGENT_API_DB: tmp.dbPath }, 600);
     const rows: string[][] = [];
     if (want('rest')) {
       const r = await restBench(tmp.dbPath, orgId, apiKeys);

@@ -27,6 +27,7 @@ export async function seedUsage(
     await immediate(db, async (trx) => {
       for (let i = 0; i < keys; i++)
         apiKeys.push((await issueApiKey(trx, { orgId: org.id, scopes: SCOPES }, now)).apiKey);
+      // A realistic ledger: a week of settled work for this organisation.
       for (let i = 0; i < 2_000; i++) {
         const id = randomUUID();
         await insertReservation(
