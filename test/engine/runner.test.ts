@@ -837,6 +837,52 @@ describe('durable runner', () => {
     expect(await row(h.db, run.id)).toMatchObject({ state: 'done' });
   });
 
+  it('stop() while a claim is on its way: the run it claims is handed back untouched, and stop returns only after that', async () => {
+    const h = await harness();
+    const claimed = gate();
+    const hold = gate();
+    let armed = true;
+    // The claim commits, then its answer is held on its way back to the runner while stop() begins.
+    const db = h.db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        const first = args.result.rows[0] as Partial<RunRow> | undefined;
+        if (armed && first?.lease_owner === 'worker-1') {
+          armed = false;
+          claimed.open();
+          await hold.promise;
+        }
+        return args.result;
+      },
+    });
+    const ran: number[] = [];
+    const pipeline = definePipeline<string, unknown, StepOutputs>({
+      kind: 'job',
+      steps: [{ name: 'call', stage: 'call', transient: false, run: async (ctx) => void ran.push(ctx.attempt) }],
+      enterStage: async () => undefined,
+      onComplete: async () => undefined,
+      onFail: async () => undefined,
+    });
+    const run = await enqueue(h, 'job');
+    const w1 = makeRunner(h, [pipeline], { db });
+    w1.notify();
+    await claimed.promise;
+    let stopped = false;
+    const stopping = w1.stop(10_000).then(() => (stopped = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(false);
+    hold.open();
+    await stopping;
+    expect(ran).toEqual([]);
+    expect(w1.inFlight()).toBe(0);
+    expect(await row(h.db, run.id)).toMatchObject({ state: 'pending', step: 0, attempts: 0, lease_owner: null });
+
+    const w2 = makeRunner(h, [pipeline], { owner: 'worker-2' });
+    await w2.runUntilIdle();
+    expect(ran).toEqual([1]);
+    expect(await row(h.db, run.id)).toMatchObject({ state: 'done' });
+  });
+
   it('stop(grace) lets a step that finishes within the grace period write back', async () => {
     const h = await harness();
     const started = gate();

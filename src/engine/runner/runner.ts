@@ -93,6 +93,7 @@ export function createRunner(opts: RunnerOptions) {
   let stopping = false;
   let scheduled = false;
   let ticking: Promise<void> | null = null;
+  const ticks = new Set<Promise<number>>();
   const idleWaiters: Array<() => void> = [];
 
   /** The typed reads of a checkpoint: its input and the outputs of the steps already finished. */
@@ -218,11 +219,7 @@ export function createRunner(opts: RunnerOptions) {
         if (err instanceof LeaseLost || abort.signal.reason instanceof LeaseLost) throw new LeaseLost();
         if (stopping && abort.signal.aborted) {
           // Shutdown interrupted the step: hand the run back untouched, without spending an attempt.
-          await fenced(run, lease, async () => undefined, {
-            attempts: run.attempts - 1,
-            lease_owner: null,
-            lease_expires_at: null,
-          });
+          await fenced(run, lease, async () => undefined, handedBack(run));
           return;
         }
         const { message, retryable, waitMs, code } = classify(err, step.name);
@@ -294,6 +291,16 @@ export function createRunner(opts: RunnerOptions) {
     }
   }
 
+  /** A run given back untouched: no lease, and the attempt its claim counted is not spent. */
+  const handedBack = (run: RunRow) => ({ attempts: run.attempts - 1, lease_owner: null, lease_expires_at: null });
+
+  async function handBack(run: RunRow): Promise<void> {
+    const lease: Lease = { runId: run.id, owner, token: run.lease_token };
+    await updateLeasedRun(db, lease, handedBack(run), clock.now()).catch((err: unknown) =>
+      logger.warn({ err, runId: run.id }, 'handing a run back failed; its lease will expire'),
+    );
+  }
+
   function launch(run: RunRow): void {
     // Our own lease lapsed (renewal starved by a stalled event loop) and this process claimed the run again: the older
     // attempt is fenced out anyway, so stop it, and let only the newest attempt own the in-flight entry.
@@ -308,8 +315,14 @@ export function createRunner(opts: RunnerOptions) {
     inFlight.set(run.id, entry);
   }
 
-  /** Claims due runs up to the concurrency limit. */
-  async function tick(): Promise<number> {
+  /** Claims due runs up to the concurrency limit; stop() waits for the ticks under way. */
+  function tick(): Promise<number> {
+    const t = claimDue().finally(() => ticks.delete(t));
+    ticks.add(t);
+    return t;
+  }
+
+  async function claimDue(): Promise<number> {
     let claimed = 0;
     while (!stopping && inFlight.size < opts.concurrency) {
       let run: RunRow | undefined;
@@ -320,6 +333,11 @@ export function createRunner(opts: RunnerOptions) {
         break;
       }
       if (!run) break;
+      if (stopping) {
+        // Stop began while this claim was on its way: hand the run back at once, without spending an attempt.
+        await handBack(run);
+        break;
+      }
       claimed++;
       opts.metrics?.claimed(run.kind, clock.now() - run.run_after);
       launch(run);
@@ -387,6 +405,8 @@ export function createRunner(opts: RunnerOptions) {
       if (timer) clearInterval(timer);
       unsubscribe?.();
       unsubscribe = undefined;
+      // A claim on its way finishes first (what it claims is handed back), so nothing starts after stop returns.
+      await Promise.allSettled(ticks);
       if (inFlight.size === 0) return;
       const idle = new Promise<void>((resolve) => idleWaiters.push(resolve));
       const t = setTimeout(() => inFlight.forEach((f) => f.abort.abort()), graceMs);
