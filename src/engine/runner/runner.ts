@@ -6,6 +6,7 @@ import { immediate, type Db, type TxDb } from '../../store/db.ts';
 import {
   claimRun,
   countExpiredLeases,
+  parkRun,
   renewLease,
   updateLeasedRun,
   type Lease,
@@ -247,27 +248,29 @@ export function createRunner(opts: RunnerOptions) {
       await immediate(
         db,
         async (trx) => {
-          if (!(await updateLeasedRun(trx, lease, {}, clock.now()))) throw new LeaseLost();
-          const ctx = writeCtx(trx, run, next);
-          const paused = (await step.persist?.(ctx, output)) === 'pause';
-          const done = last && !paused;
-          finished = done;
-          if (done) await pipeline.onComplete(ctx);
-          await updateLeasedRun(
+          // The fence and the move in one statement, as if the step does not pause: the row stays locked by this
+          // transaction, so a pause (rare) corrects it below before anyone else can see it.
+          const moved = await updateLeasedRun(
             trx,
             lease,
             {
-              state: done ? 'done' : paused ? 'waiting' : 'pending',
+              state: last ? 'done' : 'pending',
               step: run.step + 1,
               attempts: 0,
               run_after: clock.now(),
-              checkpoint: JSON.stringify(done ? keptCheckpoint(pipeline, next) : next),
+              checkpoint: JSON.stringify(last ? keptCheckpoint(pipeline, next) : next),
               last_error: null,
               lease_owner: null,
               lease_expires_at: null,
             },
             clock.now(),
           );
+          if (!moved) throw new LeaseLost();
+          const ctx = writeCtx(trx, run, next);
+          const paused = (await step.persist?.(ctx, output)) === 'pause';
+          if (paused) await parkRun(trx, run.id, JSON.stringify(next), clock.now());
+          finished = last && !paused;
+          if (finished) await pipeline.onComplete(ctx);
         },
         WRITE_BACK,
       );

@@ -66,12 +66,12 @@ export async function assertHealthyPostgres(db: Kysely<DB>): Promise<{ version: 
 
 /** SQL fragments whose spelling is PostgreSQL's. */
 export const postgresSql = {
-  /** Starts a write transaction and takes the writer lock, shared for a run's write-back (released at its end). */
+  /**
+   * Starts a write transaction and takes the writer lock, shared for a run's write-back (released at its end). Both
+   * statements go in one round trip: a query without parameters is sent as a simple query, which may hold several.
+   */
   beginWrite: (alongsideRuns = false): RawBuilder<unknown>[] => [
-    sql`begin`,
-    alongsideRuns
-      ? sql`select pg_advisory_xact_lock_shared(${WRITER_LOCK_KEY})`
-      : sql`select pg_advisory_xact_lock(${WRITER_LOCK_KEY})`,
+    sql.raw(`begin; select pg_advisory_xact_lock${alongsideRuns ? '_shared' : ''}(${WRITER_LOCK_KEY})`),
   ],
   containsInsensitive: (column: string, needle: string): RawBuilder<boolean> =>
     sql<boolean>`strpos(lower(${sql.ref(column)}), ${needle.toLowerCase()}) > 0`,

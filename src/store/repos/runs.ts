@@ -128,6 +128,18 @@ export async function updateLeasedRun(
   return Number(r.numUpdatedRows) === 1;
 }
 
+/**
+ * Parks a run its own write-back just moved (in the same transaction, which holds its row): waiting for
+ * resumeWaitingRun, with the checkpoint it will resume from.
+ */
+export async function parkRun(trx: Db, runId: string, checkpoint: string, now: number): Promise<void> {
+  await trx
+    .updateTable('runs')
+    .set({ state: 'waiting', checkpoint, updated_at: now })
+    .where('id', '=', runId)
+    .execute();
+}
+
 /** Moves a waiting run (paused for approval) back to pending; false when it was not waiting. */
 export async function resumeWaitingRun(db: Db, kind: string, resourceId: string, now: number): Promise<boolean> {
   const r = await db
