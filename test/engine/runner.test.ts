@@ -883,6 +883,51 @@ describe('durable runner', () => {
     expect(await row(h.db, run.id)).toMatchObject({ state: 'done' });
   });
 
+  it('a stage entered with the claim: when entering throws, the claim rolls back with it and the run is claimed alone; a stage that never enters fails the run after its attempts', async () => {
+    const h = await harness();
+    let failEntries = 1;
+    const entered: string[] = [];
+    const pipeline = definePipeline<string, unknown, StepOutputs>({
+      kind: 'job',
+      steps: [{ name: 'call', stage: 'calling', transient: false, run: async () => 'ok' }],
+      enterStage: async (ctx, stage) => {
+        await ctx.trx
+          .updateTable('runs')
+          .set({ last_error: 'written by a failed entry' })
+          .where('id', '=', ctx.runId)
+          .execute();
+        if (failEntries-- > 0) throw new Error('stage table unavailable');
+        entered.push(stage);
+      },
+      onComplete: async () => undefined,
+      onFail: async () => undefined,
+    });
+    const once = await enqueue(h, 'job');
+    const w = makeRunner(h, [pipeline]);
+    await w.runUntilIdle();
+    expect(entered).toEqual(['calling']);
+    expect(await row(h.db, once.id)).toMatchObject({ state: 'done', attempts: 0, lease_owner: null, last_error: null });
+    expect(h.logs.text()).toContain('entering a stage failed; claiming alone');
+
+    failEntries = Infinity;
+    const never = await enqueue(h, 'job', 'pending', 2);
+    await w.runUntilIdle();
+    // The claim alone holds the run; entering in execute fails too, so the lease must expire before another attempt.
+    // Both failed entries' writes rolled back with them.
+    expect(await row(h.db, never.id)).toMatchObject({
+      state: 'pending',
+      attempts: 1,
+      lease_owner: 'worker-1',
+      last_error: null,
+    });
+    for (let i = 0; i < 2; i++) {
+      h.clock.advance(60_001);
+      await w.runUntilIdle();
+    }
+    expect(await row(h.db, never.id)).toMatchObject({ state: 'failed', lease_owner: null });
+    expect(entered).toEqual(['calling']);
+  });
+
   it('stop(grace) lets a step that finishes within the grace period write back', async () => {
     const h = await harness();
     const started = gate();

@@ -78,6 +78,23 @@ const MAX_RETRY_DELAY_MS = 600_000;
 
 class LeaseLost extends Error {}
 
+/** A claimed run, its parsed checkpoint, and whether its step's stage was entered in the claim's transaction. */
+interface Claimed {
+  run: RunRow;
+  checkpoint: Record<string, unknown>;
+  entered: boolean;
+}
+
+/** Entering a claimed run's stage threw (the claim's transaction rolled back with it). */
+class StageNotEntered extends Error {
+  constructor(
+    readonly run: RunRow,
+    override readonly cause: unknown,
+  ) {
+    super(`entering the stage of ${run.kind} run ${run.id} failed`);
+  }
+}
+
 /**
  * The durable runner: runs are rows, claimed with a lease by one statement, run one step at a time, and written back
  * in one fenced transaction (output, resource move, queue row). Expired leases are claimable, so work a crashed
@@ -162,10 +179,9 @@ export function createRunner(opts: RunnerOptions) {
     logger.warn({ runId: run.id, kind: run.kind, resourceId: run.resource_id }, `run failed: ${message}`);
   }
 
-  async function execute(run: RunRow, abort: AbortController): Promise<void> {
+  async function execute({ run, checkpoint, entered }: Claimed, abort: AbortController): Promise<void> {
     const pipeline = pipelines.get(run.kind)!;
     const lease: Lease = { runId: run.id, owner, token: run.lease_token };
-    const checkpoint = JSON.parse(run.checkpoint) as Record<string, unknown>;
     const step = pipeline.steps[run.step];
     const renew = setInterval(
       () => {
@@ -198,7 +214,7 @@ export function createRunner(opts: RunnerOptions) {
         );
         return;
       }
-      await fenced(run, lease, (trx) => pipeline.enterStage(writeCtx(trx, run, checkpoint), step.stage), {});
+      if (!entered) await fenced(run, lease, (trx) => enterStage(trx, run, checkpoint, step), {});
       const started = clock.now();
       const stepEnded = (outcome: 'ok' | 'retry' | 'failed') =>
         opts.metrics?.stepEnded(run.kind, outcome, clock.now() - started);
@@ -304,13 +320,49 @@ export function createRunner(opts: RunnerOptions) {
     );
   }
 
-  function launch(run: RunRow): void {
+  const enterStage = (trx: TxDb, run: RunRow, checkpoint: Record<string, unknown>, step: { stage: string }) =>
+    pipelines.get(run.kind)!.enterStage(writeCtx(trx, run, checkpoint), step.stage);
+
+  /**
+   * Claims the oldest due run and, in the same transaction, enters its step's stage: one write fewer per step than
+   * entering it apart. When entering fails, that transaction rolls back and a run is claimed alone; execute enters its
+   * stage then, and a failure there counts against the run's attempts as any other.
+   */
+  async function claimNext(): Promise<Claimed | undefined> {
+    try {
+      return await immediate(
+        db,
+        async (trx) => {
+          const run = await claimRun(trx, kinds, owner, clock.now(), opts.leaseMs);
+          if (!run) return undefined;
+          const checkpoint = JSON.parse(run.checkpoint) as Record<string, unknown>;
+          const pipeline = pipelines.get(run.kind)!;
+          const step = pipeline.steps[run.step];
+          if (!step || run.attempts > (pipeline.maxAttempts ?? run.max_attempts))
+            return { run, checkpoint, entered: false };
+          await enterStage(trx, run, checkpoint, step).catch((err: unknown) => {
+            throw new StageNotEntered(run, err);
+          });
+          return { run, checkpoint, entered: true };
+        },
+        WRITE_BACK,
+      );
+    } catch (err) {
+      if (!(err instanceof StageNotEntered)) throw err;
+      logger.warn({ err: err.cause, runId: err.run.id, kind: err.run.kind }, 'entering a stage failed; claiming alone');
+      const run = await claimRun(db, kinds, owner, clock.now(), opts.leaseMs);
+      return run && { run, checkpoint: JSON.parse(run.checkpoint) as Record<string, unknown>, entered: false };
+    }
+  }
+
+  function launch(claim: Claimed): void {
+    const { run } = claim;
     // Our own lease lapsed (renewal starved by a stalled event loop) and this process claimed the run again: the older
     // attempt is fenced out anyway, so stop it, and let only the newest attempt own the in-flight entry.
     inFlight.get(run.id)?.abort.abort(new LeaseLost());
     const abort = new AbortController();
     const entry = { abort, done: Promise.resolve() };
-    entry.done = execute(run, abort).finally(() => {
+    entry.done = execute(claim, abort).finally(() => {
       if (inFlight.get(run.id) === entry) inFlight.delete(run.id);
       schedule();
       if (inFlight.size === 0) idleWaiters.splice(0).forEach((w) => w());
@@ -328,14 +380,16 @@ export function createRunner(opts: RunnerOptions) {
   async function claimDue(): Promise<number> {
     let claimed = 0;
     while (!stopping && inFlight.size < opts.concurrency) {
-      let run: RunRow | undefined;
+      let claim: Claimed | undefined;
       try {
-        run = await claimRun(db, kinds, owner, clock.now(), opts.leaseMs);
+        claim = await claimNext();
       } catch (err) {
         logger.warn({ err }, 'claim failed; will retry');
         break;
       }
-      if (!run) break;
+      if (!claim) break;
+      const { run } = claim;
+      if (claim.entered) changed(run);
       if (stopping) {
         // Stop began while this claim was on its way: hand the run back at once, without spending an attempt.
         await handBack(run);
@@ -343,7 +397,7 @@ export function createRunner(opts: RunnerOptions) {
       }
       claimed++;
       opts.metrics?.claimed(run.kind, clock.now() - run.run_after);
-      launch(run);
+      launch(claim);
     }
     return claimed;
   }

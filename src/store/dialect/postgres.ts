@@ -15,7 +15,8 @@ import type { DbStats } from '../db.ts';
  *   the engine's read-then-write checks (usage windows, idempotency records, state moves) keep their meaning. The
  *   runner's fenced write-backs take the same lock shared: they run alongside each other (each writes only its own
  *   run's rows, behind the lease token, and the ledger and counters by single atomic statements) but never alongside
- *   an operation's transaction. Claims and lease renewals take no advisory lock, only row locks.
+ *   an operation's transaction. So do claims, which enter the claimed step's stage in the same transaction; lease
+ *   renewals take no advisory lock, only row locks.
  */
 
 export interface PostgresOpenOptions {
