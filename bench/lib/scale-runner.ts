@@ -52,6 +52,8 @@ export interface RunnerSettings {
   poolSize: number;
   /** Connections of each raw-loop process. */
   rawConnections: number;
+  /** How long the step waits in the scaling figure of a waiting step, ms. */
+  stepMs: number;
 }
 
 /** One drain's figures. */
@@ -213,6 +215,41 @@ function summarise(drains: Drain[]): QueueRun {
   };
 }
 
+/** `processes` worker processes running the project's runner, each step waiting `stepMs` first. */
+function runnerFleet(cluster: PgCluster, dbName: string, processes: number, s: RunnerSettings, stepMs = 0) {
+  return Fleet.start(cluster, dbName, processes, true, (url, i) =>
+    spawnChild(`runner worker ${i + 1}/${processes}`, 'bench/lib/scale-worker.ts', {
+      BENCH_SCALE_WORKER: '1',
+      BENCH_STEP_MS: String(stepMs),
+      AGENT_API_DATABASE_URL: url,
+      AGENT_API_DATABASE_POOL_SIZE: String(s.poolSize),
+      AGENT_API_RUNNER_CONCURRENCY: String(s.concurrency),
+      AGENT_API_LOG_LEVEL: 'warn',
+    }),
+  );
+}
+
+/**
+ * The project's runner alone in `processes` processes whose step waits `stepMs` (a provider's latency): what scaling
+ * out buys when the work waits rather than computes. A warm-up drain, then two.
+ */
+export async function runnerWaiting(
+  cluster: PgCluster,
+  processes: number,
+  s: RunnerSettings,
+  stepMs: number,
+  jobs: number,
+): Promise<QueueRun> {
+  const dbName = `runner_wait_p${processes}`;
+  const fleet = await runnerFleet(cluster, dbName, processes, s, stepMs);
+  try {
+    await fleet.drain(Math.max(50, Math.floor(jobs / 10)));
+    return summarise([await fleet.drain(jobs), await fleet.drain(jobs)]);
+  } finally {
+    await fleet.stop(dbName);
+  }
+}
+
 /** The project's runner and the raw loop, each in `processes` processes: warm-up drains, then A B B A. */
 export async function runnerAgainstRaw(
   cluster: PgCluster,
@@ -224,15 +261,7 @@ export async function runnerAgainstRaw(
   const fleets: Array<[Fleet, string]> = [];
   try {
     const settled = await Promise.allSettled([
-      Fleet.start(cluster, oursDb, processes, true, (url, i) =>
-        spawnChild(`runner worker ${i + 1}/${processes}`, 'bench/lib/scale-worker.ts', {
-          BENCH_SCALE_WORKER: '1',
-          AGENT_API_DATABASE_URL: url,
-          AGENT_API_DATABASE_POOL_SIZE: String(s.poolSize),
-          AGENT_API_RUNNER_CONCURRENCY: String(s.concurrency),
-          AGENT_API_LOG_LEVEL: 'warn',
-        }),
-      ),
+      runnerFleet(cluster, oursDb, processes, s),
       Fleet.start(cluster, rawDb, processes, false, (url, i) =>
         spawnChild(`raw loop ${i + 1}/${processes}`, 'bench/lib/scale-raw-worker.ts', {
           BENCH_DATABASE_URL: url,
