@@ -136,6 +136,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   await checkStore(database);
   const applied = await migrateToLatest(database.db);
   if (applied.length) logger.info({ applied }, 'migrations applied');
+  // Several processes on one PostgreSQL share their limits (per key, failed sign-ins and registrations per address)
+  // there; otherwise each is this process's own.
+  const sharedLimiter = (prefix: string) =>
+    database.dialect === 'postgres' ? createSharedRateLimiter(database.db, clock, prefix, database.stats) : undefined;
 
   const built = buildProviders(config, { clock });
   const oauth = buildOAuth(config, { db: database.db, clock });
@@ -164,10 +168,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     clock,
     logger,
     runnerOwner: options.runnerOwner,
-    // Several processes on one PostgreSQL share each key's limit there; otherwise the process keeps it.
-    rateLimiter:
-      options.rateLimiter ??
-      (database.dialect === 'postgres' ? createSharedRateLimiter(database.db, clock, '', database.stats) : undefined),
+    rateLimiter: options.rateLimiter ?? sharedLimiter(''),
     settings: {
       runnerConcurrency: config.AGENT_API_RUNNER_CONCURRENCY,
       leaseMs: config.AGENT_API_LEASE_MS,
@@ -242,10 +243,8 @@ export async function createApp(options: AppOptions): Promise<App> {
         failedAuthPerMinute: config.AGENT_API_FAILED_AUTH_PER_MINUTE,
         metricsToken: config.AGENT_API_METRICS_TOKEN,
         dbPool: database.pool,
-        failedAuthLimiter:
-          database.dialect === 'postgres'
-            ? createSharedRateLimiter(database.db, clock, 'auth:', database.stats)
-            : undefined,
+        failedAuthLimiter: sharedLimiter('auth:'),
+        registrationLimiter: sharedLimiter('register:'),
         trustedProxies: config.AGENT_API_TRUSTED_PROXIES,
         toolsets: config.AGENT_API_TOOLSETS,
         textMode: config.AGENT_API_MCP_TEXT,

@@ -5,6 +5,7 @@ import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createFakeClock } from '../helpers/clock.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { onPostgres, openTestStore, type TestStore } from '../helpers/store.ts';
+import { REDIRECT_URI, registerRequest } from '../helpers/oauth.ts';
 
 /**
  * The shared limiter keeps each key's GCRA state in PostgreSQL: it must decide exactly as the in-process limiter does,
@@ -91,6 +92,24 @@ describe.skipIf(!onPostgres)('the request limiter shared through PostgreSQL', ()
       // A minute on, the address has its allowance back on both.
       a.clock.advance(60_000);
       expect((await b.request('GET', '/usage', { key: bad })).status).toBe(401);
+    });
+
+    it('OAuth client registrations are counted once for both: 10 a minute from one address spread over both, then 429 on either', async () => {
+      const a = await startTestApp();
+      apps.push(a);
+      const b = await startTestApp({ dbPath: a.dbPath, clock: a.clock });
+      apps.push(b);
+      const register = (app: TestApp, i: number) =>
+        registerRequest(app.url, {
+          client_name: `Client ${i}`,
+          redirect_uris: [REDIRECT_URI],
+          token_endpoint_auth_method: 'none',
+        });
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await register(i % 2 ? a : b, i)).status);
+      expect(statuses).toEqual([...Array(10).fill(201), 429, 429]);
+      a.clock.advance(61_000);
+      expect((await register(a, 12)).status).toBe(201);
     });
   });
 });

@@ -920,6 +920,22 @@ describe('OAuth: what the authorization and resource servers refuse', () => {
   });
 
   describe('registration', () => {
+    it('an address may register 10 clients a minute: the 11th answers 429 too_many_requests with Retry-After; a minute on it may again', async () => {
+      newRegistrationMinute();
+      for (let i = 0; i < 10; i++) await registerPublicClient(B, { client_name: `Client ${i}` });
+      const refused = await registerRequest(B, {
+        client_name: 'One too many',
+        redirect_uris: [REDIRECT_URI],
+        token_endpoint_auth_method: 'none',
+      });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ error: 'too_many_requests' });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(refused.headers.get('cache-control')).toBe('no-store');
+      newRegistrationMinute();
+      await registerPublicClient(B, { client_name: 'A minute on' });
+    });
+
     it('refuses an http redirect URI off loopback and any fragment (400 invalid_redirect_uri)', async () => {
       newRegistrationMinute();
       for (const uri of [

@@ -34,6 +34,8 @@ export interface HttpAppDeps {
   dbPool?: Pool | null;
   /** Where failed attempts are counted: the processes' shared limiter on PostgreSQL; absent, this process's own. */
   failedAuthLimiter?: RequestLimiter;
+  /** Where OAuth client registrations per address are counted, likewise. */
+  registrationLimiter?: RequestLimiter;
   /** Proxies whose X-Forwarded-For names the client (addresses or CIDRs). */
   trustedProxies?: readonly string[];
   /** Bounds on MCP sessions and batches (defaults otherwise). */
@@ -121,7 +123,14 @@ export function createHttpApp(deps: HttpAppDeps) {
   if (deps.metricsToken) mountMetrics(app, { engine, token: deps.metricsToken, pool: deps.dbPool ?? null, failedAuth });
 
   const oauth = deps.oauth ?? null;
-  if (oauth) mountOAuth(app, { engine, oauth, failedAuth, version: deps.version });
+  if (oauth)
+    mountOAuth(app, {
+      engine,
+      oauth,
+      failedAuth,
+      version: deps.version,
+      registrationLimiter: deps.registrationLimiter,
+    });
   mountRest(app, engine, deps.operations, failedAuth, oauth);
   mountConsole(app, { engine, operations: deps.operations, failedAuth });
   const mcp = mountMcpHttp(app, { ...deps, oauth, failedAuth, limits: deps.mcpLimits });

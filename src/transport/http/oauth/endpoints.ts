@@ -10,7 +10,7 @@ import type { Engine } from '../../../engine/engine.ts';
 import { registerClient, type OAuthClient } from '../../../engine/oauth/clients.ts';
 import { OAuthError } from '../../../engine/oauth/errors.ts';
 import type { OAuthServices } from '../../../engine/oauth/services.ts';
-import { createRateLimiter } from '../../../engine/rate-limit.ts';
+import { createRateLimiter, type RequestLimiter } from '../../../engine/rate-limit.ts';
 import type { HttpEnv } from '../guards.ts';
 import type { FailedAuthLimiter } from '../request-auth.ts';
 
@@ -54,12 +54,12 @@ function credentials(c: Context<HttpEnv>, form: Form): { clientId: string | null
 
 export function mountTokenEndpoints(
   app: Hono<HttpEnv>,
-  deps: { engine: Engine; oauth: OAuthServices; failedAuth: FailedAuthLimiter },
+  deps: { engine: Engine; oauth: OAuthServices; failedAuth: FailedAuthLimiter; registrationLimiter?: RequestLimiter },
 ): void {
   const { engine, failedAuth } = deps;
   const clients = deps.oauth.clients!;
   const tokens = deps.oauth.tokens!;
-  const registrations = createRateLimiter(engine.clock);
+  const registrations = deps.registrationLimiter ?? createRateLimiter(engine.clock);
 
   const fail = (c: Context<HttpEnv>, err: unknown): Response => {
     if (!(err instanceof OAuthError)) throw err;
@@ -117,7 +117,7 @@ export function mountTokenEndpoints(
 
   app.post('/oauth/register', async (c) => {
     try {
-      const decision = registrations.take(`register:${failedAuth.clientOf(c)}`, REGISTRATIONS_PER_MINUTE);
+      const decision = await registrations.take(failedAuth.clientOf(c), REGISTRATIONS_PER_MINUTE);
       if (!decision.allowed)
         return c.json(
           { error: 'too_many_requests', error_description: 'Too many registrations; wait a minute.' },

@@ -5,6 +5,7 @@
 import type { Hono } from 'hono';
 import type { Engine } from '../../../engine/engine.ts';
 import type { OAuthServices } from '../../../engine/oauth/services.ts';
+import type { RequestLimiter } from '../../../engine/rate-limit.ts';
 import type { HttpEnv } from '../guards.ts';
 import type { FailedAuthLimiter } from '../request-auth.ts';
 import { mountAuthorize } from './authorize.ts';
@@ -31,7 +32,14 @@ export function isOpenOAuthPath(path: string): boolean {
 
 export function mountOAuth(
   app: Hono<HttpEnv>,
-  deps: { engine: Engine; oauth: OAuthServices; failedAuth: FailedAuthLimiter; version: string },
+  deps: {
+    engine: Engine;
+    oauth: OAuthServices;
+    failedAuth: FailedAuthLimiter;
+    version: string;
+    /** Where registrations per address are counted: shared on PostgreSQL; absent, this process's own limiter. */
+    registrationLimiter?: RequestLimiter;
+  },
 ): void {
   const { oauth } = deps;
   if (oauth.mode === 'off') return;
