@@ -27,7 +27,7 @@ import { ProviderError } from '../../src/providers/types.ts';
 import { OPERATIONS } from '../../src/tools/registry.ts';
 import { createFakeClock, type FakeClock } from '../helpers/clock.ts';
 import { captureLogger } from '../helpers/logs.ts';
-import { openTestStore } from '../helpers/store.ts';
+import { onPostgres, openTestStore } from '../helpers/store.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { createMetrics } from '../../src/engine/metrics.ts';
 import { startBillableProvider } from '../helpers/billable-provider.ts';
@@ -927,6 +927,67 @@ describe('durable runner', () => {
     expect(await row(h.db, never.id)).toMatchObject({ state: 'failed', lease_owner: null });
     expect(entered).toEqual(['calling']);
   });
+
+  // SQLite has one connection: a write-back cannot commit while a claim's transaction holds it, so the race is
+  // PostgreSQL's alone.
+  it.skipIf(!onPostgres)(
+    'a step that ends while a claim that found nothing is still on its way: its next step is claimed at once, not at the next poll',
+    async () => {
+      const h = await harness();
+      const claims = new Set<string>();
+      const emptyClaim = gate();
+      const release = gate();
+      let armed = false;
+      // Holds the first claim that finds nothing on its way back, until the step before has written back.
+      const db = h.db.withPlugin({
+        transformQuery: (args) => {
+          if (args.node.kind === 'UpdateQueryNode' && args.node.returning) claims.add(args.queryId.queryId);
+          return args.node;
+        },
+        transformResult: async (args) => {
+          if (armed && claims.has(args.queryId.queryId) && args.result.rows.length === 0) {
+            armed = false;
+            emptyClaim.open();
+            await release.promise;
+          }
+          return args.result;
+        },
+      });
+      const stepOneRunning = gate();
+      const finishStepOne = gate();
+      const pipeline = definePipeline<string, unknown, StepOutputs>({
+        kind: 'job',
+        steps: [
+          {
+            name: 'one',
+            stage: 'one',
+            transient: false,
+            run: async () => (stepOneRunning.open(), await finishStepOne.promise, 1),
+          },
+          { name: 'two', stage: 'two', transient: false, run: async () => 2 },
+        ],
+        enterStage: async () => undefined,
+        onComplete: async () => undefined,
+        onFail: async () => undefined,
+      });
+      const run = await enqueue(h, 'job');
+      // Polling is an hour away: only the runner's own rescheduling can claim step two in time.
+      const w = makeRunner(h, [pipeline], { db, pollMs: 3_600_000 });
+      armed = true;
+      await w.start();
+      await stepOneRunning.promise;
+      await emptyClaim.promise;
+      finishStepOne.open();
+      const deadline = Date.now() + 5_000;
+      while ((await row(h.db, run.id)).step < 1 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await row(h.db, run.id)).toMatchObject({ step: 1, state: 'pending' });
+      release.open();
+      while ((await row(h.db, run.id)).state !== 'done' && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await row(h.db, run.id)).toMatchObject({ state: 'done', step: 2 });
+    },
+  );
 
   it('stop(grace) lets a step that finishes within the grace period write back', async () => {
     const h = await harness();

@@ -111,6 +111,7 @@ export function createRunner(opts: RunnerOptions) {
   let stopping = false;
   let scheduled = false;
   let ticking: Promise<void> | null = null;
+  let again = false;
   const ticks = new Set<Promise<number>>();
   const idleWaiters: Array<() => void> = [];
 
@@ -402,14 +403,33 @@ export function createRunner(opts: RunnerOptions) {
     return claimed;
   }
 
+  /**
+   * Asks for a tick soon. A request while a tick is under way is kept and served when it ends: that tick's claim may
+   * have looked before the work it announces was committed (a step's write-back racing a claim that found nothing).
+   */
   function schedule(): void {
-    if (scheduled || stopping) return;
+    if (stopping) return;
+    if (ticking) {
+      again = true;
+      return;
+    }
+    if (scheduled) return;
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      ticking ??= tick()
+      if (ticking) {
+        again = true;
+        return;
+      }
+      ticking = tick()
         .then(() => undefined)
-        .finally(() => (ticking = null));
+        .finally(() => {
+          ticking = null;
+          if (again) {
+            again = false;
+            schedule();
+          }
+        });
     });
   }
 
