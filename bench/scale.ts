@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- scale [runner] [rest] [foundation] [--quick] [--jobs=N] [--concurrency=N] [--pool=N]
- * [--raw-connections=N] [--step-ms=N]`: how the server scales out on PostgreSQL, every figure measured side by side in this run on
- * a throwaway cluster (test/helpers/postgres.ts: Debian's postgresql binaries, fsync off).
+ * [--raw-connections=N] [--step-ms=N]`: how the server scales out on PostgreSQL, every figure measured side by side in
+ * this run on a throwaway cluster (test/helpers/postgres.ts: Debian's postgresql binaries, fsync off).
  *  1. Runner jobs/s of a one-step pipeline in 1, 2 and 4 real worker processes on one database, each against a raw
  *     `FOR UPDATE SKIP LOCKED` claim-and-complete loop in as many processes with as many connections; and 4 processes
  *     against 1, with that step and with a step that waits `--step-ms` (default 100: a provider call's latency).
