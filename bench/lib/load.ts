@@ -5,10 +5,10 @@
 import autocannon from 'autocannon';
 import { median, processCpuMs } from './harness.ts';
 
-/** One thing under load: a server (pid for its CPU time) and how to drive it for one round. */
+/** One thing under load: a server (pid for its CPU time; several when it is several processes) and how to drive it. */
 export interface Side {
   name: string;
-  pid: number;
+  pid: number | readonly number[];
   /** One measured round of `ms`; answers the operations done. */
   round(ms: number): Promise<{ ops: number; p99: number; errors: number }>;
 }
@@ -28,6 +28,7 @@ export interface SideView {
  * median p99 and server CPU per operation, in the order of `sides`.
  */
 export async function interleave(sides: readonly Side[], rounds: number, roundMs: number): Promise<SideView[]> {
+  const cpu = (side: Side) => [side.pid].flat().reduce((a, pid) => a + processCpuMs(pid), 0);
   const totals = sides.map(() => ({ ops: 0, cpuMs: 0, p99: [] as number[], errors: 0 }));
   for (const side of sides) await side.round(roundMs);
   for (let r = 0; r < rounds; r++) {
@@ -35,9 +36,9 @@ export async function interleave(sides: readonly Side[], rounds: number, roundMs
       const i = (r + k) % sides.length;
       const side = sides[i]!;
       const t = totals[i]!;
-      const cpu0 = processCpuMs(side.pid);
+      const cpu0 = cpu(side);
       const res = await side.round(roundMs);
-      t.cpuMs += processCpuMs(side.pid) - cpu0;
+      t.cpuMs += cpu(side) - cpu0;
       t.ops += res.ops;
       t.errors += res.errors;
       t.p99.push(res.p99);

@@ -2,61 +2,21 @@
  * Part 2 of `npm run bench -- scale`: REST `GET /usage` req/s of two serve processes on one PostgreSQL database
  * against one of them alone, with the same load generator (autocannon in this process) and the same connection count:
  * alone, every connection goes to the first process; together, the connections are dealt round-robin over both.
- * The two sides alternate round by round (one warm-up round each first), as bench/lib/load.ts interleaves servers.
+ * The two sides alternate round by round (one warm-up round each first), through bench/lib/load.ts's `interleave`.
  *
  * On PostgreSQL every process counts requests against one shared limit per key (engine/rate-limit-shared.ts), and no
  * plan lifts it (agency: 120 a minute, burst 120), so the load rotates over many keys of one organisation; 429s are
  * counted as errors and printed, never hidden.
  */
-import { median, processCpuMs } from './harness.ts';
-import { cannon } from './load.ts';
+import { cannon, interleave, type Side, type SideView } from './load.ts';
 import { spawnChild, type BenchChild } from './scale-procs.ts';
 import { seedUsage } from './scale-seed.ts';
 
-export interface MultiSideView {
-  perSecond: number;
-  p99: number;
-  cpuUsPerOp: number;
-  errors: number;
-}
-
-interface MultiSide {
-  name: string;
-  pids: number[];
-  round(ms: number): Promise<{ ops: number; p99: number; errors: number }>;
-}
-
-/** bench/lib/load.ts's `interleave`, with the CPU time of every process a side loads. */
-async function interleaveProcesses(sides: readonly MultiSide[], rounds: number, roundMs: number) {
-  const cpu = (pids: number[]) => pids.reduce((a, pid) => a + processCpuMs(pid), 0);
-  const totals = sides.map(() => ({ ops: 0, cpuMs: 0, p99: [] as number[], errors: 0 }));
-  for (const side of sides) await side.round(roundMs);
-  for (let r = 0; r < rounds; r++) {
-    for (let k = 0; k < sides.length; k++) {
-      const i = (r + k) % sides.length;
-      const side = sides[i]!;
-      const t = totals[i]!;
-      const cpu0 = cpu(side.pids);
-      const res = await side.round(roundMs);
-      t.cpuMs += cpu(side.pids) - cpu0;
-      t.ops += res.ops;
-      t.errors += res.errors;
-      t.p99.push(res.p99);
-    }
-  }
-  return totals.map((t): MultiSideView => ({
-    perSecond: t.ops / ((rounds * roundMs) / 1000),
-    p99: median(t.p99),
-    cpuUsPerOp: (t.cpuMs * 1000) / Math.max(1, t.ops),
-    errors: t.errors,
-  }));
-}
-
 /** A side spreading `connections` round-robin over `ports` (one autocannon instance per process, run together). */
-function spreadSide(name: string, servers: readonly BenchChild[], connections: number, key: () => string): MultiSide {
+function spreadSide(name: string, servers: readonly BenchChild[], connections: number, key: () => string): Side {
   return {
     name,
-    pids: servers.map((s) => s.pid),
+    pid: servers.map((s) => s.pid),
     async round(ms) {
       const results = await Promise.all(
         servers.map((s, i) =>
@@ -81,8 +41,8 @@ function spreadSide(name: string, servers: readonly BenchChild[], connections: n
 }
 
 export interface RestScaleResult {
-  one: MultiSideView;
-  two: MultiSideView;
+  one: SideView;
+  two: SideView;
   keys: number;
   connections: number;
   poolSize: number;
@@ -110,7 +70,7 @@ export async function restScale(
     if (failure) throw failure.reason;
     let i = 0;
     const key = () => apiKeys[i++ % apiKeys.length]!;
-    const [one, two] = await interleaveProcesses(
+    const [one, two] = await interleave(
       [
         spreadSide('one', servers.slice(0, 1), opts.connections, key),
         spreadSide('two', servers, opts.connections, key),
