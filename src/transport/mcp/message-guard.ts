@@ -1,8 +1,8 @@
 import { ProtocolErrorCode as ErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
-import type { ApiError } from '../../errors.ts';
+import { ApiError } from '../../errors.ts';
 import type { Principal } from '../../engine/auth.ts';
 import type { EngineServices } from '../../engine/engine.ts';
-import { rateLimitError } from '../../tools/invoke.ts';
+import { takeRateLimit } from '../../tools/invoke.ts';
 
 /** A JSON-RPC error answer to one message. */
 export interface RpcRefusal {
@@ -65,9 +65,13 @@ export async function meterMessage(
   m: Message,
 ): Promise<ApiError | null> {
   if (!isMetered(m)) return null;
-  const refused = rateLimitError(await engine.rateLimiter.take(principal.keyId, principal.ratePerMinute));
-  if (refused) engine.metrics.rejected('rate_limit');
-  return refused;
+  try {
+    await takeRateLimit(engine, principal);
+    return null;
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
 }
 
 /** Whether a message counts against the key's limit here (a tool call is metered by its operation). */
