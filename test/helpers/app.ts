@@ -10,6 +10,7 @@ import { captureLogger } from './logs.ts';
 import { createFakeClock, type FakeClock } from './clock.ts';
 import { tempDir } from './temp.ts';
 import { TEST_SERVER_ENV } from './test-env.ts';
+import { readJsonAnswer, type JsonAnswer } from './json-answer.ts';
 
 /**
  * The store a test app uses: the SQLite file, or with AGENT_API_TEST_DIALECT=postgres (the `postgres` vitest project)
@@ -70,12 +71,7 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean>;
 }
 
-export interface TestResponse<T = Record<string, unknown>> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
+export type TestResponse<T = Record<string, unknown>> = JsonAnswer<T>;
 
 /**
  * A real app on a real store (a SQLite file, or a PostgreSQL database: testStoreEnv), listening on a loopback port,
@@ -147,15 +143,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(target, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      parsed = null;
-    }
-    return { status: res.status, headers: res.headers, body: parsed as T, text };
+    return readJsonAnswer<T>(await fetch(target, { method, headers, body }));
   }
 
   return {
