@@ -1,22 +1,7 @@
 import { iso } from '../../clock.ts';
 import type { ArtifactsRow, ContentJobRow } from '../../store/repos/content.ts';
+import { stagePercent } from './states.ts';
 import type { ContentRequest } from './types.ts';
-
-/** Progress percent per stage (content jobs and Autopilot share the scale). */
-const PERCENT: Record<string, number> = {
-  not_started: 0,
-  queued: 0,
-  researching: 15,
-  briefing: 30,
-  brief_ready: 50,
-  drafting: 60,
-  optimizing: 75,
-  fact_checking: 85,
-  finalizing: 95,
-  completed: 100,
-  complete: 100,
-  failed: 100,
-};
 
 const ts = (ms: number | null) => (ms === null ? null : iso(ms));
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
@@ -48,7 +33,8 @@ export function jobDetail(row: ContentJobRow) {
     creation_source: row.creation_source,
     mode: row.mode,
     status: row.status,
-    progress: { stage: row.stage, percent: PERCENT[row.stage] ?? 0 },
+    // The state table's percent: every stage has one, so a new stage cannot report 0.
+    progress: { stage: row.stage, percent: stagePercent(row.stage) },
     content_type: row.content_type,
     topic: r.topic,
     intent: r.intent,

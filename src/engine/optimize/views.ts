@@ -1,6 +1,9 @@
 import { iso } from '../../clock.ts';
 import type { OptimizationRow } from '../../store/repos/optimizations.ts';
 
+// Progress lives in the state table; the service reads it from here with the views.
+export { optimizationProgress } from './states.ts';
+
 export type BillingStatus = 'reserved' | 'finalized' | 'released' | 'reconciliation_pending';
 export type OptimizationView = 'status' | 'summary' | 'full';
 
@@ -13,20 +16,6 @@ export function billingStatus(row: Pick<OptimizationRow, 'status' | 'ledger_stat
   if (row.ledger_state === 'charged') return 'finalized';
   if (row.ledger_state === 'released') return 'released';
   return row.status === 'complete' ? 'reconciliation_pending' : 'reserved';
-}
-
-const STAGE_PROGRESS: Record<string, number> = { searching: 1, fetching: 2, scoring: 3 };
-
-/** Progress of a run as (done, total, stage) for MCP progress notifications. */
-export function optimizationProgress(row: Pick<OptimizationRow, 'status' | 'stage'>): {
-  progress: number;
-  total: number;
-  message: string;
-} {
-  if (row.status === 'complete') return { progress: 4, total: 4, message: 'complete' };
-  if (row.status === 'failed') return { progress: 4, total: 4, message: 'failed' };
-  if (row.status === 'queued') return { progress: 0, total: 4, message: 'queued' };
-  return { progress: STAGE_PROGRESS[row.stage ?? ''] ?? 0, total: 4, message: row.stage ?? 'running' };
 }
 
 /**
