@@ -1,8 +1,21 @@
 /**
- * Picks the character encoding of a fetched body the way browsers do, in order: byte-order mark, the
+ * Picks the character encoding of a fetched or archived body the way browsers do, in order: byte-order mark, the
  * Content-Type charset, then a `<meta charset>` / `http-equiv` / XML declaration in the first bytes, else UTF-8.
  * Labels go through TextDecoder (WHATWG Encoding), so `latin1` means windows-1252 and unknown labels fall through.
+ *
+ * Then the declaration is checked against the bytes, because it is often wrong: servers default to ISO-8859-1 for
+ * pages written in UTF-8, and legacy pages carry no declaration at all. Decoding by a wrong declaration is what
+ * turned a `™` into `â\x84¢` (its UTF-8 bytes read one by one, U+0084 being a C1 control character), and that text
+ * then reached drafts the service itself refused. So, like a browser's sniffing:
+ * - a single-byte charset declared over bytes that are valid UTF-8 with multi-byte sequences is UTF-8 (real
+ *   windows-1252 text is almost never valid UTF-8 once it has a byte above 0x7F: an accented letter would have to be
+ *   followed by exactly the right punctuation bytes, every time);
+ * - UTF-8 declared or assumed over bytes that are not UTF-8 is windows-1252 (what browsers assume for legacy western
+ *   pages), unless the valid multi-byte sequences outnumber the invalid bytes: a UTF-8 page with a stray legacy byte
+ *   keeps its UTF-8 and shows U+FFFD for that byte.
+ * A sequence cut off by the end of the body (a size limit) counts as neither. A byte-order mark is never second-guessed.
  */
+import { isUtf8 } from 'node:buffer';
 
 /** How far into the body the prescan looks (HTML says 1024 bytes; real pages put the meta a little later). */
 export const PRESCAN_BYTES = 4096;
@@ -49,8 +62,8 @@ export function resolveEncoding(label: string): string | null {
   }
 }
 
-/** The encoding to decode a body with, as a WHATWG encoding name. */
-export function detectCharset(bytes: Uint8Array, contentTypeHeader: string | null | undefined): string {
+/** The encoding a body declares (or a browser assumes), before the bytes are checked; a WHATWG encoding name. */
+export function declaredCharset(bytes: Uint8Array, contentTypeHeader: string | null | undefined): string {
   const bom = bomEncoding(bytes);
   if (bom) return bom;
   const fromHeader = charsetFromContentType(contentTypeHeader);
@@ -61,6 +74,106 @@ export function detectCharset(bytes: Uint8Array, contentTypeHeader: string | nul
   // A document whose markup could be read as ASCII is not UTF-16 whatever it says (HTML prescan rule).
   if (metaEncoding === 'utf-16le' || metaEncoding === 'utf-16be') return 'utf-8';
   return metaEncoding ?? 'utf-8';
+}
+
+/** WHATWG's single-byte encodings: every byte decodes to something, so a wrong one fails silently. */
+const SINGLE_BYTE = new Set([
+  'ibm866',
+  'iso-8859-2',
+  'iso-8859-3',
+  'iso-8859-4',
+  'iso-8859-5',
+  'iso-8859-6',
+  'iso-8859-7',
+  'iso-8859-8',
+  'iso-8859-8-i',
+  'iso-8859-10',
+  'iso-8859-13',
+  'iso-8859-14',
+  'iso-8859-15',
+  'iso-8859-16',
+  'koi8-r',
+  'koi8-u',
+  'macintosh',
+  'windows-874',
+  'windows-1250',
+  'windows-1251',
+  'windows-1252',
+  'windows-1253',
+  'windows-1254',
+  'windows-1255',
+  'windows-1256',
+  'windows-1257',
+  'windows-1258',
+  'x-mac-cyrillic',
+]);
+
+/** The length of a UTF-8 sequence its lead byte announces; 0 for a byte that cannot lead one. */
+function sequenceLength(lead: number): number {
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  return 0;
+}
+
+/** The body without a multi-byte sequence cut off at its very end (a body truncated at a size limit). */
+function withoutCutTail(bytes: Uint8Array): Uint8Array {
+  for (let back = 1; back <= 3 && back <= bytes.length; back++) {
+    const b = bytes[bytes.length - back]!;
+    if (b < 0x80) return bytes;
+    if (b >= 0xc0) return sequenceLength(b) > back ? bytes.subarray(0, bytes.length - back) : bytes;
+  }
+  return bytes;
+}
+
+function hasHighByte(bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return true;
+  return false;
+}
+
+/** Valid multi-byte UTF-8 sequences and bytes that belong to no valid sequence, counted by hand (the rare case). */
+function utf8Census(bytes: Uint8Array): { multiByte: number; invalid: number } {
+  let multiByte = 0;
+  let invalid = 0;
+  let i = 0;
+  while (i < bytes.length) {
+    const n = sequenceLength(bytes[i]!);
+    if (n === 1) {
+      i++;
+      continue;
+    }
+    let ok = n > 0 && i + n <= bytes.length;
+    for (let k = 1; ok && k < n; k++) ok = (bytes[i + k]! & 0xc0) === 0x80;
+    // Overlong three- and four-byte forms, surrogates and code points above U+10FFFF (RFC 3629's table).
+    if (ok && n === 3)
+      ok = !(bytes[i] === 0xe0 && bytes[i + 1]! < 0xa0) && !(bytes[i] === 0xed && bytes[i + 1]! >= 0xa0);
+    if (ok && n === 4)
+      ok = !(bytes[i] === 0xf0 && bytes[i + 1]! < 0x90) && !(bytes[i] === 0xf4 && bytes[i + 1]! >= 0x90);
+    if (ok) {
+      multiByte++;
+      i += n;
+    } else {
+      invalid++;
+      i++;
+    }
+  }
+  return { multiByte, invalid };
+}
+
+/** The encoding to decode a body with, as a WHATWG encoding name: the declared one, checked against the bytes. */
+export function detectCharset(bytes: Uint8Array, contentTypeHeader: string | null | undefined): string {
+  const declared = declaredCharset(bytes, contentTypeHeader);
+  if (bomEncoding(bytes)) return declared;
+  if (declared !== 'utf-8' && !SINGLE_BYTE.has(declared)) return declared;
+  if (declared !== 'utf-8') {
+    // Pure ASCII reads the same in every single-byte encoding: the declaration stands.
+    return hasHighByte(bytes) && isUtf8(withoutCutTail(bytes)) ? 'utf-8' : declared;
+  }
+  const body = withoutCutTail(bytes);
+  if (isUtf8(body)) return 'utf-8';
+  const { multiByte, invalid } = utf8Census(body);
+  return invalid > multiByte ? 'windows-1252' : 'utf-8';
 }
 
 // WHATWG windows-1252 for 0x80-0x9F; the rest of the range is Latin-1.

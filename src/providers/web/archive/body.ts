@@ -109,8 +109,9 @@ function tryDecode(bytes: Uint8Array, coding: string): Uint8Array | null {
 }
 
 /**
- * Decodes a text body: byte-order mark, then the header's charset, then a `<meta>`/XML declaration, then UTF-8
- * (the live fetcher's rules). Returns the canonical charset name.
+ * Decodes a text body: byte-order mark, then the header's charset, then a `<meta>`/XML declaration, then UTF-8,
+ * checked against the bytes (charset.ts: the live fetcher's rules, so an archived page reads as it did live).
+ * Returns the canonical charset name.
  */
 export function decodeText(
   bytes: Uint8Array,
