@@ -424,6 +424,15 @@ export interface OAuthTokensTable {
   used_at: number | null;
 }
 
+/** The last draft score of an optimization (score_content), for the next score's `delta`. */
+export interface DraftScoresTable {
+  optimization_id: string;
+  scored_at: number;
+  rankability_score: number;
+  /** JSON: `{categoryScores, recommendations: id[]}` of that score. */
+  figures: string;
+}
+
 export interface DB {
   organisations: OrganisationsTable;
   clients: ClientsTable;
@@ -437,6 +446,7 @@ export interface DB {
   usage_ledger: UsageLedgerTable;
   runs: RunsTable;
   optimizations: OptimizationsTable;
+  draft_scores: DraftScoresTable;
   prospect_lists: ProspectListsTable;
   prospect_items: ProspectItemsTable;
   tracker_projects: TrackerProjectsTable;

@@ -70,8 +70,12 @@ afterAll(async () => {
   await w?.close();
 });
 
+/** The whole answer (view=full): these tests read every check's evidence; score-summary.test.ts has the default. */
 function score(body: Record<string, unknown>, id = run.optimization_id, k = key) {
-  return call<Scored & ErrorBody>(w.t, 'POST', `/optimizations/${id}/score`, { key: k, body });
+  return call<Scored & ErrorBody>(w.t, 'POST', `/optimizations/${id}/score`, {
+    key: k,
+    body: { view: 'full', ...body },
+  });
 }
 
 const detail = (s: Scored, id: string) => s.scoreDetails.find((d) => d.id === id)!;
@@ -97,6 +101,7 @@ describe('scoring drafts', () => {
       optimization_id: run.optimization_id,
       content: html,
       format: 'html',
+      view: 'full',
     });
     expect(mcp.isError).toBeFalsy();
     expect(structured(mcp)).toEqual(rest.body);
@@ -325,6 +330,7 @@ describe('side effects and discovery', () => {
         'meta_description',
         'optimization_id',
         'title',
+        'view',
       ]);
     } finally {
       await c.close();

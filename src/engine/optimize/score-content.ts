@@ -1,15 +1,25 @@
 /**
  * score_content: draft text scored against a finished optimization's saved competitor model, with the same formula
  * and the same competitors, so an assistant can rewrite and score again until the advice is done. Synchronous and
- * free of provider calls: nothing is fetched, nothing is charged.
+ * free of provider calls: nothing is fetched, nothing is charged. Each score replaces the optimization's last one
+ * (one short write after scoring), so the next answer can say what changed (score-view.ts).
  */
 import { Marked } from 'marked';
 import { ApiError } from '../../errors.ts';
-import type { ReadDb } from '../../store/db.ts';
+import { immediate, type ReadDb } from '../../store/db.ts';
+import { swapDraftScore } from '../../store/repos/draft-scores.ts';
 import { getScoringModel } from '../../store/repos/optimizations.ts';
 import { SCORING_VERSION, scoreAgainstModel, type CompetitorModel } from '../analysis/score/index.ts';
 import type { EngineServices } from '../engine.ts';
 import { escapeHtml as esc } from '../html.ts';
+import {
+  figuresOf,
+  summaryScore,
+  type FullScore,
+  type PreviousScore,
+  type ScoreFigures,
+  type ScoreView,
+} from './score-view.ts';
 
 export type ContentFormat = 'html' | 'markdown' | 'text';
 
@@ -48,14 +58,47 @@ export function contentAsHtml(input: ScoreContentInput, language: string): strin
   return `<!doctype html><html lang="${esc(language)}"><head><meta charset="utf-8">${head}</head><body><main><article>${body}</article></main></body></html>`;
 }
 
-/** Scores the content against the optimization's competitors; 404 for another organisation's run, 409 before it is complete. */
+/**
+ * Scores the content against the optimization's competitors and records it as the run's last score; answers the
+ * view asked for. 404 for another organisation's run, 409 before it is complete.
+ */
 export async function scoreContent(
   engine: EngineServices,
   db: ReadDb,
   orgId: string,
   optimizationId: string,
   input: ScoreContentInput,
+  view: ScoreView = 'summary',
 ) {
+  const full = await scoreAgainstRun(engine, db, orgId, optimizationId, input);
+  const previous = await recordScore(engine, db, full);
+  return view === 'full' ? full : summaryScore(full, previous);
+}
+
+/** Makes `full` the optimization's last score; answers the one it replaces, or null for the run's first. */
+async function recordScore(engine: EngineServices, db: ReadDb, full: FullScore): Promise<PreviousScore | null> {
+  const figures = figuresOf(full);
+  // Scoring ran outside any transaction; only this swap takes the write lock, briefly.
+  const previous = await immediate(db, (trx) =>
+    swapDraftScore(trx, {
+      optimization_id: full.optimization_id,
+      scored_at: engine.clock.now(),
+      rankability_score: figures.rankabilityScore,
+      figures: JSON.stringify({ categoryScores: figures.categoryScores, recommendations: figures.recommendations }),
+    }),
+  );
+  if (!previous) return null;
+  const stored = JSON.parse(previous.figures) as Omit<ScoreFigures, 'rankabilityScore'>;
+  return { ...stored, rankabilityScore: previous.rankability_score, scoredAt: previous.scored_at };
+}
+
+async function scoreAgainstRun(
+  engine: EngineServices,
+  db: ReadDb,
+  orgId: string,
+  optimizationId: string,
+  input: ScoreContentInput,
+): Promise<FullScore> {
   const row = await getScoringModel(db, orgId, optimizationId);
   if (!row) throw new ApiError('not_found', 'No such optimization.');
   if (row.status !== 'complete') {

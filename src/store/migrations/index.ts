@@ -14,8 +14,10 @@ import * as m0011 from './0011-optimization-model.ts';
 import * as m0012 from './0012-content-error-code.ts';
 import * as m0013 from './0013-console-sessions.ts';
 import * as m0014 from './0014-oauth.ts';
+import * as m0015 from './0015-draft-scores.ts';
 import * as pg0001 from './postgres/0001-schema.ts';
 import * as pg0002 from './postgres/0002-rate-limits.ts';
+import * as pg0003 from './postgres/0003-draft-scores.ts';
 
 /** The static, ordered list of frozen migrations. Names sort in the order they must run. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -33,12 +35,14 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0012-content-error-code': m0012,
   '0013-console-sessions': m0013,
   '0014-oauth': m0014,
+  '0015-draft-scores': m0015,
 };
 
 /** PostgreSQL's own frozen migrations (the same schema, in its words), applied in order like SQLite's. */
 export const POSTGRES_MIGRATIONS: Record<string, Migration> = {
   '0001-schema': pg0001,
   '0002-rate-limits': pg0002,
+  '0003-draft-scores': pg0003,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -50,7 +50,7 @@ export const Summary = z
   .nullable()
   .describe('Null until the run is complete.');
 
-const Check = z.object({
+export const ScoreCheck = z.object({
   id: z.string(),
   category: z.string(),
   label: z.string(),
@@ -60,24 +60,25 @@ const Check = z.object({
   recommendation: z.string().nullable(),
 });
 
+/** One term or name: how the ranking pages use it and how the page does. */
+export const TermRow = z.object({
+  term: z.string(),
+  kind: z.enum(['term', 'entity']),
+  importance: z.number(),
+  sourceCount: z.number().int().describe('Competitor pages that use it.'),
+  competitorRange: z.object({ p25: z.number(), median: z.number(), p75: z.number() }),
+  sourceUses: z.number().int(),
+  status: z.enum(['missing', 'under', 'ok', 'over']),
+});
+
 export const OptimizationResult = z
   .object({
     rankabilityScore: z.number().describe('0-100, the sum of scoreDetails points (docs/scoring.md).'),
     categoryScores: z
       .record(z.string(), z.number())
       .describe('Percent of each category earned: coverage, length, headings, metadata, readability, structure.'),
-    scoreDetails: z.array(Check),
-    entities: z.array(
-      z.object({
-        term: z.string(),
-        kind: z.enum(['term', 'entity']),
-        importance: z.number(),
-        sourceCount: z.number().int().describe('Competitor pages that use it.'),
-        competitorRange: z.object({ p25: z.number(), median: z.number(), p75: z.number() }),
-        sourceUses: z.number().int(),
-        status: z.enum(['missing', 'under', 'ok', 'over']),
-      }),
-    ),
+    scoreDetails: z.array(ScoreCheck),
+    entities: z.array(TermRow),
     sourceWordCount: z.number().int(),
     competitorCount: z.number().int().describe('Equals the length of competitors.'),
     competitors: z.array(
