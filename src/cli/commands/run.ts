@@ -1,15 +1,13 @@
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { App } from '../../app.ts';
 import { oauthMode, type Config } from '../../config.ts';
 import { initialise, type InitResult } from '../../engine/admin.ts';
 import { isWellFormedApiKey } from '../../engine/api-keys.ts';
+import { packageRoot } from '../../package-root.ts';
 import { host, port } from '../options.ts';
 import { printJson, type CliIo } from '../output.ts';
 import { withStore } from '../store.ts';
-
-const BIN = fileURLToPath(new URL('../../../bin/agent-api.js', import.meta.url));
 
 /** Where the store is, for people: the SQLite file, or the PostgreSQL URL without its password. */
 function storeName(config: Config): string {
@@ -19,19 +17,29 @@ function storeName(config: Config): string {
   return url.toString();
 }
 
-/** The Claude Desktop entry (stdio) and the Streamable HTTP entry for this installation. */
+/**
+ * The Claude Desktop entry (stdio) and the Streamable HTTP entry for this installation. The stdio entry must work as
+ * pasted: the client starts it from a folder of its own with a PATH of its own (a desktop app often has no `node` on
+ * it), so it names this Node by its absolute path, the launcher of the package this code runs from (found on disk,
+ * not by a relative path that differs between src/, dist/ and an installed copy), and every path setting absolute.
+ */
 export function connectionSnippets(config: Config, apiKey: string, url: string) {
+  const absolute = (name: 'AGENT_API_WEB_ARCHIVE' | 'AGENT_API_ARCHIVE_INDEX_DIR') =>
+    config[name] ? { [name]: resolve(config[name]) } : {};
   return {
     stdio: {
       mcpServers: {
         'agent-api': {
-          command: 'node',
-          args: [BIN, 'mcp'],
+          command: process.execPath,
+          args: [join(packageRoot(), 'bin', 'agent-api.js'), 'mcp'],
           env: {
             AGENT_API_KEY: apiKey,
             ...(config.AGENT_API_DATABASE_URL
               ? { AGENT_API_DATABASE_URL: config.AGENT_API_DATABASE_URL }
               : { AGENT_API_DB: resolve(config.AGENT_API_DB) }),
+            // The offline web `start` serves, so the stdio server answers from the same archive and reuses its index.
+            ...absolute('AGENT_API_WEB_ARCHIVE'),
+            ...absolute('AGENT_API_ARCHIVE_INDEX_DIR'),
           },
         },
       },
