@@ -185,7 +185,10 @@ describe('approve with draft_body: the assistant writes, the service checks', ()
       );
       expect(await settle(t, created.job_id)).toBe('brief_ready');
       const brief = structured<{ outline: { heading: string }[] }>(
-        await c.client.callTool({ name: 'get_content_artifacts', arguments: { job_id: created.job_id } }),
+        await c.client.callTool({
+          name: 'get_content_artifacts',
+          arguments: { job_id: created.job_id, include: ['all'] },
+        }),
       );
       expect(brief.outline.length).toBeGreaterThan(0);
       const written = `# ${TOPIC}\n\n${brief.outline.map((o) => `## ${o.heading}\n\nA water heater with no hot water often has a failed heating element. Every tank sold in 2024 lasts 40 years.\n`).join('\n')}`;
@@ -199,7 +202,12 @@ describe('approve with draft_body: the assistant writes, the service checks', ()
         draft: { content: string };
         score: { rankabilityScore: number; recommendations: unknown[] };
         review: { claims_checked: number; flagged_claims: string[] };
-      }>(await c.client.callTool({ name: 'get_content_artifacts', arguments: { job_id: created.job_id } }));
+      }>(
+        await c.client.callTool({
+          name: 'get_content_artifacts',
+          arguments: { job_id: created.job_id, include: ['all'] },
+        }),
+      );
       expect(art.draft.content).toBe(written);
       expect(art.score.rankabilityScore).toEqual(expect.any(Number));
       // Each section repeats an invented claim: nothing supports it, so it is flagged, and the draft is unchanged.

@@ -24,10 +24,13 @@ import {
 
 /**
  * get_content_artifacts with `include` and `format` (src/engine/content/artifacts-view.ts), over REST and MCP: the
- * parts asked for and no others, each draft sentence once in the default answer, the draft as a footnoted markdown
- * or HTML document with hostile source titles escaped, and the size of a 1,500-word job's default answer.
+ * default answer (the draft and the brief in short form, at most 12 KB for a 1,500-word job), the parts asked for and
+ * no others, each draft sentence once, the draft as a footnoted markdown or HTML document with hostile source titles
+ * escaped.
  */
 
+/** The default answer's bound (issue 22): a 1,500-word job's draft and short brief. */
+const MAX_DEFAULT_BYTES = 12 * 1024;
 const PARTS = ['outline', 'seo_metadata', 'entities', 'faqs', 'draft', 'citations', 'review', 'score'];
 const ALWAYS = ['job_id', 'status', 'writer', 'notice', 'sources'];
 const HOSTILE = '<script>alert("pwned")</script> Evil & Sons';
@@ -63,6 +66,28 @@ const path = (id: string, query = '') => `/copywriter/jobs/${id}/artifacts${quer
 const rest = (id: string, query = '', key = a.key) => call<Answer>(t, 'GET', path(id, query), { key });
 const mcp = (args: Record<string, unknown>, key = a.key) => tool(t, key, 'get_content_artifacts', args);
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
+
+/** A markdown page of about `words` words on emergency plumbing, as an assistant would write it: no repeated sentence. */
+function plumbingDraft(words: number): string {
+  const lines = ['# Emergency plumber in Austin: what to do first', ''];
+  const facts = [
+    (n: number) =>
+      `Shut the main valve within ${2 + (n % 5)} minutes of a burst pipe, before water reaches the floor below.`,
+    (n: number) =>
+      `A water heater older than ${8 + (n % 6)} years that leaks at the base usually needs replacing, not repair.`,
+    (n: number) =>
+      `Slab leaks show up as a warm patch on the floor or a water bill ${20 + (n % 30)}% higher than last month.`,
+    (n: number) => `Sewer backups in older homes often start with roots in clay lines laid before ${1960 + (n % 20)}.`,
+  ];
+  let count = 0;
+  for (let n = 0; count < words; n++) {
+    if (n % 4 === 0) lines.push(`## Step ${n / 4 + 1}: keep the damage small`, '');
+    const p = Array.from({ length: 4 }, (_, i) => facts[(n + i) % facts.length]!(n * 4 + i)).join(' ');
+    count += p.split(/\s+/).length;
+    lines.push(p, '');
+  }
+  return lines.join('\n');
+}
 
 /** The stored artifacts as the old answer showed them (every part, draft.sentences and full citations). */
 async function fullView(id: string) {
@@ -132,11 +157,39 @@ describe('include', () => {
     expect(Object.keys(r.body).sort()).toEqual([...ALWAYS, 'citations', 'draft', 'score'].sort());
   });
 
-  it('omitted means every part', async () => {
+  it('omitted means the draft and the short brief; all means every whole part, as the answer always was', async () => {
     const r = await rest(job);
-    expect(Object.keys(r.body).sort()).toEqual([...ALWAYS, ...PARTS].sort());
+    expect(Object.keys(r.body).sort()).toEqual([...ALWAYS, 'brief', 'draft'].sort());
     expect(r.body.notice).toBe(EXTRACTIVE_NOTICE);
     expect(r.body.writer).toBe('extractive');
+    const all = await rest(job, '?include=all');
+    expect(Object.keys(all.body)).toEqual(['job_id', 'status', 'writer', 'notice', ...PARTS, 'sources']);
+    expect((await rest(job, `?include=${PARTS.join(',')}`)).body).toEqual(all.body);
+    expect(structured(await mcp({ job_id: job, include: ['all'] }))).toEqual(all.body);
+    // The default's draft is the whole part.
+    expect(r.body.draft).toEqual(all.body.draft);
+  });
+
+  it('brief: the SEO fields, the headings in order, the FAQ questions and the 10 most important terms', async () => {
+    const full = await fullView(job);
+    const r = await rest(job, '?include=brief');
+    expect(Object.keys(r.body).sort()).toEqual([...ALWAYS, 'brief'].sort());
+    const seo = full.seo_metadata as { title: string; metaDescription: string; slug: string };
+    const outline = full.outline as { heading: string; level?: number }[];
+    const faqs = full.faqs as { question: string }[];
+    const terms = [...(full.entities as { term: string; importance: number }[])].sort(
+      (x, y) => y.importance - x.importance,
+    );
+    expect(outline.length).toBeGreaterThan(2);
+    expect(r.body.brief).toEqual({
+      title: seo.title,
+      meta_description: seo.metaDescription,
+      slug: seo.slug,
+      outline: outline.map((s) => `${s.level === 3 ? '###' : '##'} ${s.heading}`),
+      faqs: faqs.map((f) => f.question),
+      terms: terms.slice(0, 10).map((e) => e.term),
+    });
+    expect(structured(await mcp({ job_id: job, include: ['brief'] }))).toEqual(r.body);
   });
 
   it('an unknown name is 400 invalid_input naming include, the same body over REST and MCP', async () => {
@@ -164,7 +217,7 @@ describe('the default answer', () => {
     const full = await fullView(id());
     const sentences = (full.draft!.sentences as { text: string }[]).map((s) => s.text);
     expect(sentences.length).toBeGreaterThan(10);
-    const r = await rest(id());
+    const r = await rest(id(), '?include=all');
     expect(r.status, r.text).toBe(200);
     const answer = r.body;
     expect(answer.draft!.sentences).toBeUndefined();
@@ -187,7 +240,7 @@ describe('the default answer', () => {
       expect(shown).toBe(differs ? quote : undefined);
       expect(c.quote !== undefined && c.quote_at !== undefined).toBe(false);
     });
-    expect(structured(await mcp({ job_id: id() }))).toEqual(answer);
+    expect(structured(await mcp({ job_id: id(), include: ['all'] }))).toEqual(answer);
   });
 
   it('citations without the draft keep their claims', async () => {
@@ -197,16 +250,40 @@ describe('the default answer', () => {
     expect(r.body.citations!.every((c) => c.at === undefined)).toBe(true);
   });
 
-  it('a 1,500-word job: the default MCP structuredContent is at most 40 KB', async () => {
+  it('a 1,500-word job: the default answer is at most 12 KB on REST and as the whole MCP result', async () => {
+    const r = await rest(job);
     const m = await mcp({ job_id: job });
-    const after = bytes(structured(m));
-    const before = bytes(await fullView(job));
-    const subset = bytes(structured(await mcp({ job_id: job, include: ['draft', 'citations'] })));
+    const all = bytes((await rest(job, '?include=all')).body);
+    const stored = bytes(await fullView(job));
     console.log(
-      `get_content_artifacts, 1,500-word job: default (= all parts) ${after} bytes; before ${before} bytes; include=draft,citations ${subset} bytes`,
+      `get_content_artifacts, 1,500-word job: default ${bytes(r.body)} bytes (MCP result ${bytes(m)}); include=all ${all} bytes; stored view ${stored} bytes`,
     );
-    expect(after).toBeLessThanOrEqual(40 * 1024);
-    expect(after).toBeLessThan(before);
+    expect(bytes(r.body)).toBeLessThanOrEqual(MAX_DEFAULT_BYTES);
+    expect(bytes(m)).toBeLessThanOrEqual(MAX_DEFAULT_BYTES);
+    expect(all).toBeGreaterThan(bytes(r.body));
+  });
+
+  it('a draft of 1,500 words the assistant wrote (approve with draft_body): the default is at most 12 KB', async () => {
+    const stepped = (
+      await createdJob(t, a.key, { topic: PLUMBING, client_id: a.clientId, page_contract: 'article', mode: 'stepped' })
+    ).job_id;
+    expect(await settle(t, stepped)).toBe('brief_ready');
+    const written = plumbingDraft(1_500);
+    const approved = await call(t, 'POST', `/copywriter/jobs/${stepped}/approve`, {
+      key: a.key,
+      body: { draft_body: written },
+    });
+    expect(approved.status, approved.text).toBe(200);
+    expect(await settle(t, stepped)).toBe('completed');
+    const r = await rest(stepped);
+    expect(r.body.draft!.content).toBe(written);
+    const m = await mcp({ job_id: stepped });
+    const all = bytes((await rest(stepped, '?include=all')).body);
+    console.log(
+      `get_content_artifacts, 1,500-word supplied draft: default ${bytes(r.body)} bytes (MCP result ${bytes(m)}); include=all ${all} bytes`,
+    );
+    expect(bytes(r.body)).toBeLessThanOrEqual(MAX_DEFAULT_BYTES);
+    expect(bytes(m)).toBeLessThanOrEqual(MAX_DEFAULT_BYTES);
   });
 });
 
@@ -278,8 +355,11 @@ describe('format', () => {
     expectSameError(m, r, 409, 'invalid_state');
     const json = await rest(stepped);
     expect(json.status).toBe(200);
-    expect(json.body).toMatchObject({ draft: null, citations: null });
-    expect(json.body.outline).not.toBeNull();
+    expect(json.body.draft).toBeNull();
+    expect((json.body.brief as { outline: string[] }).outline.length).toBeGreaterThan(0);
+    const all = await rest(stepped, '?include=all');
+    expect(all.body).toMatchObject({ draft: null, citations: null });
+    expect(all.body.outline).not.toBeNull();
   });
 });
 

@@ -242,7 +242,9 @@ describe('stepped: pause at brief_ready, approve, complete (REST and MCP)', () =
     expect(art.body.draft).toBeNull();
     expect(art.body.citations).toBeNull();
     // Over MCP the artifacts are the same body.
-    expect(structured(await tool(t, a.key, 'get_content_artifacts', { job_id: job.job_id }))).toEqual(art.body);
+    expect(structured(await tool(t, a.key, 'get_content_artifacts', { job_id: job.job_id, include: ['all'] }))).toEqual(
+      art.body,
+    );
     // The run waits for a person: more draining does nothing, and its reservation is still held.
     const runRow = await t.db
       .selectFrom('runs')
@@ -372,9 +374,9 @@ describe('reads: detail, list and artifacts over REST and MCP', () => {
     expect(structured(await tool(t, a.key, 'get_content_job', { job_id: id }))).toEqual(
       (await getJob(t, a.key, id)).body,
     );
-    expect(structured<Artifacts>(await tool(t, a.key, 'get_content_artifacts', { job_id: id }))).toEqual(
-      (await getArtifacts(t, a.key, id)).body,
-    );
+    expect(
+      structured<Artifacts>(await tool(t, a.key, 'get_content_artifacts', { job_id: id, include: ['all'] })),
+    ).toEqual((await getArtifacts(t, a.key, id)).body);
   });
 
   it('list: newest first, filters by status, mode and client, pagination; MCP list_content_jobs answers the same', async () => {

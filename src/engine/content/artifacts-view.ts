@@ -2,7 +2,12 @@
  * The artifacts answer shaped for a client (get_content_artifacts): the parts it asked for (`include`), each draft
  * sentence once in the JSON answer, or the draft rendered as one document (`format` markdown or html).
  *
- * The default JSON answer holds each draft sentence once:
+ * Without `include` the answer is what an assistant needs to work on the page, sized for its context: the draft as
+ * markdown (its `[n]` markers cite `sources` by id: citations by reference) and the brief in short form (`brief`:
+ * the SEO fields, the outline's headings, the FAQ questions and the most important terms). `include` names the
+ * whole parts (`all` for every one: the whole answer as it always was).
+ *
+ * The JSON answer holds each draft sentence once:
  * - `draft` is the stored draft without `sentences` (every sentence is in `draft.content`, with its source marker).
  * - Each citation row is `{at: [start, end], source_url, quote?}` when its claim occurs literally in `draft.content`
  *   (`draft.content.slice(start, end)` is the claim; offsets count UTF-16 code units, i.e. JavaScript string
@@ -20,7 +25,7 @@ import type { artifactsView } from './views.ts';
 import { writerNotice } from './notice.ts';
 import { renderDraftHtml, renderDraftMarkdown, type DraftSource, type FootnoteCitation } from './render-draft.ts';
 
-/** The parts `include` can name; job_id, status, writer, notice and sources are always answered. */
+/** The whole parts `include` can name; job_id, status, writer, notice and sources are always answered. */
 export const ARTIFACT_PARTS = [
   'outline',
   'seo_metadata',
@@ -32,6 +37,16 @@ export const ARTIFACT_PARTS = [
   'score',
 ] as const;
 export type ArtifactPart = (typeof ARTIFACT_PARTS)[number];
+
+/** What `include` takes: a whole part, `brief` (the brief in short form) or `all` (every whole part). */
+export const ARTIFACT_INCLUDES = [...ARTIFACT_PARTS, 'brief', 'all'] as const;
+export type ArtifactInclude = (typeof ARTIFACT_INCLUDES)[number];
+
+/** The answer without `include`: the draft and the brief in short form. */
+export const DEFAULT_INCLUDE: readonly ArtifactInclude[] = ['draft', 'brief'];
+
+/** Terms the short brief names, most important first. */
+export const BRIEF_TERMS = 10;
 
 export const ARTIFACT_FORMATS = ['json', 'markdown', 'html'] as const;
 export type ArtifactFormat = (typeof ARTIFACT_FORMATS)[number];
@@ -129,11 +144,53 @@ function compactDraft(draft: Record<string, unknown>): Record<string, unknown> {
 const draftText = (draft: Record<string, unknown> | null): string | null =>
   draft && typeof draft.content === 'string' ? draft.content : null;
 
+/** The brief in short form: the SEO fields, the outline's headings, the FAQ questions, the most important terms. */
+export interface ShortBrief {
+  title: string | null;
+  meta_description: string | null;
+  slug: string | null;
+  /** Each heading as markdown: `## ` for a section, `### ` for a subsection. */
+  outline: string[];
+  faqs: string[];
+  terms: string[];
+}
+
+const record = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
+
+/** The short brief of a job, or null before research has written one. */
+export function shortBrief(full: FullArtifacts): ShortBrief | null {
+  if (full.outline === null && full.seo_metadata === null && full.faqs === null && full.entities === null) return null;
+  const seo = record(full.seo_metadata);
+  const terms = (full.entities ?? [])
+    .map(record)
+    .filter((e) => text(e.term) !== null)
+    .sort((a, b) => Number(b.importance ?? 0) - Number(a.importance ?? 0));
+  return {
+    title: text(seo.title),
+    meta_description: text(seo.metaDescription),
+    slug: text(seo.slug),
+    outline: (full.outline ?? [])
+      .map(record)
+      .flatMap((s) => (text(s.heading) ? [`${s.level === 3 ? '###' : '##'} ${String(s.heading)}`] : [])),
+    faqs: (full.faqs ?? []).map(record).flatMap((f) => (text(f.question) ? [String(f.question)] : [])),
+    terms: terms.slice(0, BRIEF_TERMS).map((e) => String(e.term)),
+  };
+}
+
+/** The parts an `include` list stands for (`all`: every whole part), or the default's without one. */
+function wantedParts(include: readonly ArtifactInclude[] | undefined): Set<ArtifactInclude> {
+  const names = include ?? DEFAULT_INCLUDE;
+  return new Set(names.flatMap((n) => (n === 'all' ? ARTIFACT_PARTS : [n])));
+}
+
 /** The JSON answer: the always-present fields plus the included parts, each draft sentence once. */
-export function compactArtifacts(full: FullArtifacts, include: readonly ArtifactPart[] = ARTIFACT_PARTS) {
-  const wanted = new Set<ArtifactPart>(include);
+export function compactArtifacts(full: FullArtifacts, include?: readonly ArtifactInclude[]) {
+  const wanted = wantedParts(include);
   const content = wanted.has('draft') ? draftText(full.draft) : null;
-  const parts: Partial<Record<ArtifactPart, unknown>> = {};
+  const parts: Partial<Record<ArtifactPart | 'brief', unknown>> = {};
+  if (wanted.has('brief')) parts.brief = shortBrief(full);
   for (const part of ARTIFACT_PARTS) {
     if (!wanted.has(part)) continue;
     if (part === 'draft') parts.draft = full.draft && compactDraft(full.draft);
@@ -187,6 +244,6 @@ export function renderedArtifacts(full: FullArtifacts, format: Exclude<ArtifactF
 }
 
 /** The answer for a format: the JSON parts asked for, or the rendered draft. */
-export function shapeArtifacts(full: FullArtifacts, format: ArtifactFormat, include?: readonly ArtifactPart[]) {
+export function shapeArtifacts(full: FullArtifacts, format: ArtifactFormat, include?: readonly ArtifactInclude[]) {
   return format === 'json' ? compactArtifacts(full, include) : renderedArtifacts(full, format);
 }

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { ARTIFACT_FORMATS, ARTIFACT_PARTS } from '../../engine/content/artifacts-view.ts';
+import { ARTIFACT_FORMATS, ARTIFACT_INCLUDES, BRIEF_TERMS } from '../../engine/content/artifacts-view.ts';
 
 /**
  * get_content_artifacts' input and answer: `include` picks the parts of the JSON answer, `format` answers JSON or the
  * draft rendered as one markdown or HTML document (src/engine/content/artifacts-view.ts has the exact rules).
  */
 
-const PART_LIST = ARTIFACT_PARTS.join(', ');
+const PART_LIST = ARTIFACT_INCLUDES.join(', ');
 
 /**
  * The parts to answer: an array of names (MCP, or a repeated REST query parameter), each of which may also be a
@@ -21,7 +21,7 @@ export const Include = z
         .flatMap((v) => v.split(','))
         .map((v) => v.trim())
         .filter(Boolean);
-      const unknown = names.filter((n) => !(ARTIFACT_PARTS as readonly string[]).includes(n));
+      const unknown = names.filter((n) => !(ARTIFACT_INCLUDES as readonly string[]).includes(n));
       if (unknown.length > 0) {
         const shown = unknown.slice(0, 5).map((n) => JSON.stringify(n.slice(0, 40)));
         ctx.addIssue({
@@ -32,10 +32,12 @@ export const Include = z
       }
       return [...new Set(names)];
     },
-    z.array(z.enum(ARTIFACT_PARTS)),
+    z.array(z.enum(ARTIFACT_INCLUDES)),
   )
   .optional()
-  .describe(`Parts (format json): ${PART_LIST}; default all.`);
+  .describe(
+    'Parts (format json), default draft,brief: brief (short: SEO fields, headings, FAQ questions, top terms), all, or outline, seo_metadata, entities, faqs, draft, citations, review, score.',
+  );
 
 export const Format = z
   .enum(ARTIFACT_FORMATS)
@@ -88,12 +90,25 @@ export const ArtifactCitation = z
     "One cited sentence: `at` or `claim`, its source, and the source's words when the claim is not a verbatim quote.",
   );
 
+export const ShortBrief = z
+  .object({
+    title: z.string().nullable(),
+    meta_description: z.string().nullable(),
+    slug: z.string().nullable(),
+    outline: z.array(z.string()).describe('Each heading as markdown: "## " a section, "### " a subsection.'),
+    faqs: z.array(z.string()).describe('The questions.'),
+    terms: z.array(z.string()).describe(`The ${BRIEF_TERMS} most important terms.`),
+  })
+  .nullable()
+  .describe('The brief in short form (include brief, and the default); null before research wrote one.');
+
 /** The JSON answer; parts not asked for with `include` are absent. */
 export const ArtifactsJson = z.object({
   job_id: z.string(),
   status: z.string(),
   writer: Writer,
   notice: Notice,
+  brief: ShortBrief.optional(),
   outline: z.array(z.unknown()).nullable().optional(),
   seo_metadata: z.record(z.string(), z.unknown()).nullable().optional(),
   entities: z.array(z.unknown()).nullable().optional(),

@@ -244,8 +244,9 @@ export function getJob(t: TestApp, key: string, id: string, query: Record<string
   return call<JobDetail & ErrorBody>(t, 'GET', `/copywriter/jobs/${id}`, { key, query });
 }
 
+/** Every part of a job's artifacts (`include=all`: the default answer is only the draft and a short brief). */
 export function getArtifacts(t: TestApp, key: string, id: string) {
-  return call<Artifacts & ErrorBody>(t, 'GET', `/copywriter/jobs/${id}/artifacts`, { key });
+  return call<Artifacts & ErrorBody>(t, 'GET', `/copywriter/jobs/${id}/artifacts`, { key, query: { include: 'all' } });
 }
 
 export function getAutopilot(t: TestApp, key: string, id: string, query: Record<string, string | number> = {}) {
