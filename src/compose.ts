@@ -13,6 +13,7 @@ import { createWebArchive, defaultIndexDir } from './providers/web/archive/archi
 import { createArchiveFetcher } from './providers/web/archive/fetcher.ts';
 import { checkUrl, createSafeFetcher, parseAllowList } from './providers/web/safe-fetch.ts';
 import { createArchiveSearch } from './providers/search/archive-search.ts';
+import { cleanSearchResults } from './providers/search/clean-results.ts';
 import { createProviderRegistry } from './providers/registry.ts';
 
 /**
@@ -45,7 +46,8 @@ export function buildProviders(
   return {
     providers: {
       fetcher,
-      researchProvider: (platform) => registry.researchProviderFor(platform),
+      // Results are text from outside: cleaned of what inputs refuse before they can become sources (issue 22).
+      researchProvider: (platform) => cleanSearchResults(registry.researchProviderFor(platform)),
       writer: registry.writer,
       answerEngines: registry.answerEngines,
       checkUrl: (url) => checkUrl(url, { allow }),

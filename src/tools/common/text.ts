@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LONE_SURROGATE, REFUSED, type TextKind } from '../../text-hygiene.ts';
 
 /**
  * Text hygiene for every text field of every operation input (docs/reliability.md, Hardening (I)).
@@ -11,37 +12,27 @@ import { z } from 'zod';
  *   breaks included, and the bidirectional override and isolate characters (U+202A-U+202E, U+2066-U+2069), which
  *   can make a name display as something else.
  *
- * The checks are zod refinements, so the operation schemas stay the single source for REST, MCP and OpenAPI, and
+ * The character classes live in src/text-hygiene.ts, shared with the cleaning of text taken from pages, so what the
+ * service writes passes these checks. The checks are zod refinements, so the operation schemas stay the single source for REST, MCP and OpenAPI, and
  * each failure is a field error naming the field and the offending character.
  */
 
-export type TextKind = 'short' | 'long';
-
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-// eslint-disable-next-line no-control-regex
-const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
-const BIDI = /[\u202a-\u202e\u2066-\u2069]/;
+export type { TextKind };
 
 const codePoint = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-
-/** In `u` mode a regex reads code points, so a surrogate pair is one astral character and only a lone half matches. */
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /** What is wrong with `s` as text of `kind`, or null when it is clean. */
 export function textProblem(s: string, kind: TextKind): string | null {
   const lone = LONE_SURROGATE.exec(s);
   if (lone) return `Must be well-formed Unicode (found a lone surrogate ${codePoint(lone[0])}).`;
-  const control = (kind === 'short' ? CONTROL : CONTROL_EXCEPT_LINES).exec(s);
+  const control = REFUSED[kind].control.exec(s);
   if (control) {
     return kind === 'short'
       ? `Must not contain control characters, tabs or line breaks (found ${codePoint(control[0])}).`
       : `Must not contain control characters other than tabs and line breaks (found ${codePoint(control[0])}).`;
   }
-  if (kind === 'short') {
-    const bidi = BIDI.exec(s);
-    if (bidi) return `Must not contain bidirectional override or isolate characters (found ${codePoint(bidi[0])}).`;
-  }
+  const bidi = REFUSED[kind].bidi?.exec(s);
+  if (bidi) return `Must not contain bidirectional override or isolate characters (found ${codePoint(bidi[0])}).`;
   return null;
 }
 

@@ -1,5 +1,6 @@
 /** `extract(html)`: page metadata plus the main content of a page, parsed once with linkedom. */
 import { joinBlocks } from './blocks.ts';
+import { cleanExtraction } from './clean.ts';
 import { parseDocument } from './dom.ts';
 import { findMainContent } from './main-content.ts';
 import { readMetadata } from './metadata.ts';
@@ -33,10 +34,13 @@ export function emptyExtraction(): Extraction {
   };
 }
 
-/** Extracts metadata and main content from an HTML string; never throws. */
+/**
+ * Extracts metadata and main content from an HTML string; never throws. Its text is clean of what operation inputs
+ * refuse (clean.ts), so it can reach artifacts a client sends back.
+ */
 export function extract(html: string, options: ExtractOptions = {}): Extraction {
   try {
-    return extractUnsafe(typeof html === 'string' ? html : '', options);
+    return cleanExtraction(extractUnsafe(typeof html === 'string' ? html : '', options));
   } catch {
     return emptyExtraction();
   }

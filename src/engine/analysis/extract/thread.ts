@@ -17,6 +17,7 @@ import { readMetadata } from './metadata.ts';
 import { guessPageKind } from './page-type.ts';
 import { parseStructuredData } from './structured-data.ts';
 import { type TNode, buildTree } from './tree.ts';
+import { cleanThread } from './clean.ts';
 import type { ExtractOptions } from './types.ts';
 import { resolveHref } from './urls.ts';
 
@@ -59,7 +60,9 @@ const BYLINE_WORDS = 12;
  */
 export function readThread(html: string, options: ExtractOptions = {}): ForumThread | null {
   try {
-    return readThreadUnsafe(typeof html === 'string' ? html : '', options);
+    const thread = readThreadUnsafe(typeof html === 'string' ? html : '', options);
+    // Cleaned as extract() cleans mainText, so its lines still match that text line for line.
+    return thread && cleanThread(thread);
   } catch {
     return null;
   }

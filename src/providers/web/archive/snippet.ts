@@ -2,6 +2,7 @@
  * The snippet of a search hit: the sentence of the page's main text that best matches the query (rarer terms
  * count more), cut to 200 characters around its first query term.
  */
+import { cleanText } from '../../../text-hygiene.ts';
 import { createTermizer, sentences, terms } from './terms.ts';
 
 const SNIPPET_MAX = 200;
@@ -75,5 +76,6 @@ export function bestSnippet(text: SentencedText, queryTerms: readonly string[], 
       break;
     }
   }
-  return clip(chosen, anchor);
+  // One line, clean of what inputs refuse: an index built before pages' text was cleaned still holds such text.
+  return cleanText(clip(chosen, anchor), 'short');
 }
