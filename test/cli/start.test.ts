@@ -7,6 +7,7 @@ import { describeOfflineWeb, formatOfflineWeb, topicsFromReadme } from '../../sr
 import { loadConfig, SAMPLE_ARCHIVE_PATH } from '../../src/config.ts';
 import { serializeExchange, type HttpCapture } from '../../src/providers/web/archive/writer.ts';
 import { BIN } from '../helpers/mcp.ts';
+import { printedStdioEntry } from '../helpers/snippet.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { cli, cliEnv, failed, newDb, ROOT, terminate, waitForStderr } from './helpers.ts';
 
@@ -92,6 +93,12 @@ describe('agent-api start and serve', { timeout: 420_000 }, () => {
       expect(out).toContain(`"url": "http://127.0.0.1:${port}/mcp"`);
       expect(out).toContain(`http://127.0.0.1:${port}/api/agent/v1/usage`);
       expect(out).not.toContain(`:${other}`);
+      // The stdio entry names this Node and this checkout's launcher (test/cli/snippet.test.ts starts it as printed).
+      expect(printedStdioEntry(out)).toEqual({
+        command: process.execPath,
+        args: [BIN, 'mcp'],
+        env: { AGENT_API_KEY: expect.stringMatching(/^aapi_/) as unknown, AGENT_API_DB: db },
+      });
       // What the offline web covers: the sample archive, its size, its topics, and how to go further.
       expect(out).toContain(`Offline web: the sample archive at ${SAMPLE_ARCHIVE_PATH.replace(/\/$/, '')}`);
       expect(out).toMatch(/1 WARC file, 64 pages on 33 sites/);
