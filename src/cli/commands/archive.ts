@@ -1,7 +1,9 @@
 /**
  * `agent-api archive add URL... --out FILE.warc.gz` captures pages through the given (SSRF-safe) fetcher into a
  * WARC file; `agent-api archive import PATH... --out FILE.warc.gz` does the same from saved HTML files, with no
- * network (html-import.ts); `agent-api archive ls PATH` lists what a WARC file or folder holds.
+ * network (html-import.ts): it writes every page it can, lists every file it refused (exit status 1 when there is
+ * one) and the URLs named twice, or with `--strict` writes nothing unless every file is good;
+ * `agent-api archive ls PATH` lists what a WARC file or folder holds.
  *
  * `add` appends: each run adds a `warcinfo` record and then one request/response pair per captured URL, written
  * as soon as that URL is done, so an interrupted run keeps what it captured. Reading gives the latest capture of a
@@ -16,10 +18,12 @@ import { FetchError } from '../../providers/types.ts';
 import type { FetchedPage, PageFetcher } from '../../providers/types.ts';
 import { isTextMime } from '../../providers/web/archive/body.ts';
 import { archiveImport } from '../../providers/web/archive/html-import.ts';
+import type { ArchiveImportResult } from '../../providers/web/archive/html-import.ts';
 import { listWarcFiles } from '../../providers/web/archive/reader.ts';
 import { normalizeArchiveUrl } from '../../providers/web/archive/url.ts';
 import { scanWarcFile } from '../../providers/web/archive/warc-scan.ts';
 import { serializeExchange, serializeWarcinfo } from '../../providers/web/archive/writer.ts';
+import { importPace } from '../import-progress.ts';
 import type { HttpCapture } from '../../providers/web/archive/writer.ts';
 
 export interface ArchiveAddProgress {
@@ -188,8 +192,10 @@ export interface ArchiveCommandDeps {
   createFetcher: () => PageFetcher;
   stdout: (line: string) => void;
   stderr: NodeJS.WritableStream;
-  /** Sets the process exit code (1 when some URL failed); defaults to process.exitCode. */
+  /** Sets the process exit code (1 when some URL failed or file was refused); defaults to process.exitCode. */
   setExitCode?: (code: number) => void;
+  /** Milliseconds since the epoch, for the import's pace; defaults to Date.now. */
+  now?: () => number;
 }
 
 /** Registers `archive add`, `archive import` and `archive ls` on a commander program. */
@@ -232,38 +238,64 @@ export function registerArchiveCommands(program: Command, deps: ArchiveCommandDe
 
   archive
     .command('import')
-    .description('append saved HTML files (or folders of them) to a WARC file, with no network')
-    .argument('<paths...>', '.html/.htm/.xhtml files or folders searched recursively')
+    .description(
+      'append saved HTML files (or folders of them) to a WARC file, with no network; every file refused is listed',
+    )
+    .argument('<paths...>', '.html/.htm/.xhtml files (or the same gzipped, .html.gz) or folders searched recursively')
     .requiredOption('--out <file>', 'the WARC file to append to (.warc.gz or .warc)')
     .option('--base-url <url>', 'the URL of each folder given, for pages that name no URL of their own')
-    .option('--json', 'print one JSON object with every file and URL imported')
-    .action(async (paths: string[], opts: { out: string; baseUrl?: string; json?: boolean }) => {
+    .option('--strict', 'all or nothing: if any file is refused, write nothing')
+    .option('--json', 'print one JSON object: the pages imported, the files refused and the duplicate URLs')
+    .action(async (paths: string[], opts: { out: string; baseUrl?: string; strict?: boolean; json?: boolean }) => {
+      // A redrawn bar on a terminal; elsewhere (a log, a pipe) one line every 2 s. Never on stdout.
       const bar = new cliProgress.SingleBar(
-        { stream: deps.stderr, format: 'archive import [{bar}] {value}/{total} {phase} {file}', hideCursor: true },
+        {
+          stream: deps.stderr,
+          format: 'archive import [{bar}] {value}/{total} files | {rate} pages/s | {left} left | {refused} refused',
+          hideCursor: true,
+          noTTYOutput: true,
+          notTTYSchedule: 2000,
+        },
         cliProgress.Presets.shades_classic,
       );
-      let phase: string | null = null;
+      const now = deps.now ?? Date.now;
+      const began = now();
+      let started = false;
+      let result: ArchiveImportResult;
       try {
-        const result = await archiveImport({
+        result = await archiveImport({
           paths,
           out: opts.out,
           ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
+          ...(opts.strict ? { strict: true } : {}),
           progress: (e) => {
-            if (e.phase !== phase) {
-              if (phase !== null) bar.stop();
-              phase = e.phase;
-              bar.start(e.total, 0, { phase: e.phase === 'check' ? 'checking' : 'writing', file: '' });
+            if (!started) {
+              started = true;
+              bar.start(e.total, 0, { rate: '-', left: '-', refused: 0 });
             }
-            bar.update(e.done, { file: e.file });
+            bar.update(e.done, { ...importPace(e.done, e.total, now() - began), refused: e.refused });
           },
         });
-        bar.stop();
-        phase = null;
-        if (opts.json) deps.stdout(JSON.stringify(result));
-        else deps.stdout(`imported ${result.imported.length} pages into ${result.out}`);
       } finally {
-        if (phase !== null) bar.stop();
+        if (started) bar.stop();
       }
+      for (const r of result.refused) deps.stderr.write(`refused ${r.file}: ${r.reason}\n`);
+      for (const d of result.duplicates) {
+        deps.stderr.write(`duplicate ${d.url}: kept ${d.winner}, left out ${d.loser} (${d.reason})\n`);
+      }
+      if (opts.json) {
+        deps.stdout(JSON.stringify(result));
+      } else {
+        const notes = [
+          ...(result.refused.length > 0 ? [`${result.refused.length} refused`] : []),
+          ...(result.duplicates.length > 0 ? [`${result.duplicates.length} duplicates left out`] : []),
+        ];
+        deps.stdout(
+          `imported ${result.imported.length} pages into ${result.out}${notes.length > 0 ? `; ${notes.join(', ')}` : ''}`,
+        );
+      }
+      // Scripts notice a partial import; duplicates are resolved by the documented rule and are no failure.
+      if (result.refused.length > 0) setExitCode(1);
     });
 
   archive

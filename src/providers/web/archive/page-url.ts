@@ -2,9 +2,16 @@
  * The URL a saved HTML page was served at, read from the page itself: its canonical link, its Open Graph URL, or
  * the "saved from url=(NNNN)..." comment browsers write into pages they save (the Mark of the Web), in that order.
  * Only absolute http(s) URLs count, except that a relative canonical link resolves against the page's URL when the
- * caller knows one (from a base URL). Parsed with linkedom, as every other HTML in the project.
+ * caller knows one (from a base URL); `og:url` must be absolute, as Open Graph says (`www.example.com/a` without a
+ * scheme is a common mistake that resolving would turn into a wrong URL under the base). A source whose value is malformed (not a URL, not http(s)) does not
+ * end the search: the next source is tried, and what was passed over is reported so a refusal can say why.
+ *
+ * Only the document's head is read (html-head.ts), as search engines read a canonical link: that is where the page
+ * names its URL, and a saved page's body is most of its size. Parsed with linkedom, as every other HTML in the
+ * project.
  */
 import { parseHTML } from 'linkedom';
+import { documentHead } from './html-head.ts';
 
 /** Where a saved page's URL came from. */
 export type PageUrlSource = 'canonical' | 'og:url' | 'saved-from' | 'base-url';
@@ -12,6 +19,18 @@ export type PageUrlSource = 'canonical' | 'og:url' | 'saved-from' | 'base-url';
 export interface PageUrl {
   url: string;
   source: PageUrlSource;
+}
+
+/** A source the page has but whose value gives no http(s) URL. */
+export interface SkippedPageUrl {
+  source: PageUrlSource;
+  value: string;
+}
+
+/** The URL found (or null) and the malformed sources passed over on the way. */
+export interface PageUrlSearch {
+  found: PageUrl | null;
+  skipped: SkippedPageUrl[];
 }
 
 interface NodeLike {
@@ -64,26 +83,37 @@ function topComments(document: { childNodes: ArrayLike<NodeLike>; documentElemen
 
 /**
  * The URL of a saved page: canonical link, og:url, saved-from comment, then `fallback` (the caller's URL from a base
- * URL, which relative canonical links also resolve against). Null when none gives an http(s) URL.
+ * URL, which relative canonical links also resolve against), with every malformed source passed over.
  */
-export function savedPageUrl(html: string, fallback: string | null = null): PageUrl | null {
-  const { document } = parseHTML(html);
+export function findSavedPageUrl(html: string, fallback: string | null = null): PageUrlSearch {
+  const { document } = parseHTML(documentHead(html));
+  const skipped: SkippedPageUrl[] = [];
   for (const link of document.querySelectorAll('link[rel]')) {
     const rel = (link.getAttribute('rel') ?? '').toLowerCase().split(/\s+/);
     if (!rel.includes('canonical')) continue;
     const href = link.getAttribute('href');
     const url = httpUrl(href) ?? (fallback !== null ? httpUrl(href, fallback) : null);
-    if (url) return { url, source: 'canonical' };
+    if (url) return { found: { url, source: 'canonical' }, skipped };
+    skipped.push({ source: 'canonical', value: href ?? '' });
   }
   for (const meta of document.querySelectorAll('meta[property]')) {
     if ((meta.getAttribute('property') ?? '').trim().toLowerCase() !== 'og:url') continue;
-    const url = httpUrl(meta.getAttribute('content'));
-    if (url) return { url, source: 'og:url' };
+    const content = meta.getAttribute('content');
+    const url = httpUrl(content);
+    if (url) return { found: { url, source: 'og:url' }, skipped };
+    skipped.push({ source: 'og:url', value: content ?? '' });
   }
   for (const comment of topComments(document as unknown as Parameters<typeof topComments>[0])) {
+    if (!/^\s*saved from url=/i.test(comment)) continue;
     const url = savedFromUrl(comment);
-    if (url) return { url, source: 'saved-from' };
+    if (url) return { found: { url, source: 'saved-from' }, skipped };
+    skipped.push({ source: 'saved-from', value: comment.trim() });
   }
   const url = fallback !== null ? httpUrl(fallback) : null;
-  return url ? { url, source: 'base-url' } : null;
+  return { found: url ? { url, source: 'base-url' } : null, skipped };
+}
+
+/** The URL of a saved page (findSavedPageUrl without what was passed over); null when no source gives one. */
+export function savedPageUrl(html: string, fallback: string | null = null): PageUrl | null {
+  return findSavedPageUrl(html, fallback).found;
 }
