@@ -15,6 +15,7 @@ import type { AnyOperation } from '../../../tools/define.ts';
 import { invokeOperation, takeRateLimit } from '../../../tools/invoke.ts';
 import type { HttpEnv } from '../guards.ts';
 import { page, type Html } from './layout.ts';
+import { directoryOf, type ClientDirectory, type ClientOption } from './names.ts';
 
 export const SESSION_COOKIE = 'agent_api_session';
 
@@ -27,13 +28,7 @@ export interface ConsoleSession {
 
 export type Status = 200 | 400 | 401 | 403 | 404 | 409 | 429;
 
-/** A client as a form's client `<select>` offers it. */
-export interface ClientOption {
-  client_id: string;
-  name: string;
-}
-
-/** Pages of clients (100 each) a form offers at most: each page costs one request of the key's limit. */
+/** Pages of clients (100 each) a page lists at most: each costs one request of the key's limit. */
 const MAX_CLIENT_PAGES = 3;
 
 export function createKit(deps: { engine: Engine; operations: readonly AnyOperation[] }) {
@@ -116,23 +111,50 @@ export function createKit(deps: { engine: Engine; operations: readonly AnyOperat
   const refused = (c: Context<HttpEnv>, s: ConsoleSession) =>
     render(c, 'Refused', html`<p class="error" role="alert">The form is stale; reload the page.</p>`, s, 403);
 
-  /** The organisation's clients for a form's client `<select>` (newest first, up to 300), and whether there are more. */
-  async function clientsForForms(s: ConsoleSession): Promise<{ clients: ClientOption[]; more: boolean }> {
-    const clients: ClientOption[] = [];
+  /**
+   * The organisation's clients, newest first, up to 300: what a page shows names from, filters by and offers in its
+   * forms' client `<select>`s. Listed once per page.
+   */
+  async function clients(s: ConsoleSession): Promise<ClientDirectory> {
+    const listed: ClientOption[] = [];
     let more = false;
     for (let n = 0; n < MAX_CLIENT_PAGES; n++) {
       const page = (await run(s, 'list_clients', { limit: 100, offset: n * 100 })) as unknown as {
         data: ClientOption[];
         pagination: { has_more: boolean };
       };
-      clients.push(...page.data);
+      listed.push(...page.data.map((c) => ({ client_id: c.client_id, name: c.name })));
       more = page.pagination.has_more;
       if (!more) break;
     }
-    return { clients, more };
+    return directoryOf(listed, more);
   }
 
-  return { session, run, render, failure, form, refused, clientsForForms, engine };
+  /**
+   * Runs one read-only operation once per input (the rows a list shows, each needing one more read, such as a
+   * job's score), as ONE request of the key's limit: the page is one thing the user asked for, and the reads are
+   * bounded by the page's size. Each read still gets every other check (scope, organisation, validation).
+   */
+  async function readEach(s: ConsoleSession, name: string, inputs: readonly Record<string, unknown>[]) {
+    const op = byName.get(name);
+    if (!op) throw new Error(`no operation ${name}`);
+    if (!op.annotations.readOnlyHint) throw new Error(`${name} writes: run it with run()`);
+    if (inputs.length === 0) return [];
+    await takeRateLimit(engine.services, s.principal);
+    const answers: Record<string, unknown>[] = [];
+    for (const input of inputs) {
+      const result = await invokeOperation(engine, op, {
+        principal: s.principal,
+        input,
+        idempotencyKeys: null,
+        requestId: randomUUID(),
+      });
+      answers.push(result.body as Record<string, unknown>);
+    }
+    return answers;
+  }
+
+  return { session, run, readEach, render, failure, form, refused, clients, engine };
 }
 
 export type ConsoleKit = ReturnType<typeof createKit>;

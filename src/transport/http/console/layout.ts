@@ -21,6 +21,8 @@ label { display: block; margin: 8px 0 4px; }
 input[type=password], input[type=text] { width: 100%; max-width: 520px; padding: 6px; }
 button { padding: 6px 12px; margin-top: 8px; }
 a:focus, button:focus, input:focus { outline: 2px solid var(--accent); outline-offset: 2px; }
+label.copy { display: inline-block; margin: 0 0 0 8px; color: var(--muted); font-size: 13px; }
+label.copy input { width: 38ch; max-width: 100%; padding: 2px 4px; font: 13px ui-monospace, monospace; }
 `;
 
 /** A table's header row: one `<th scope="col">` per column name. */

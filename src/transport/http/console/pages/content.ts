@@ -20,6 +20,14 @@ import { LIST_KINDS } from '../../../../tools/content/schemas.ts';
 import type { HttpEnv } from '../../guards.ts';
 import type { ConsoleKit, ConsoleSession } from '../kit.ts';
 import { columns, type Html } from '../layout.ts';
+import {
+  clientFilter,
+  clientName,
+  clientOptions,
+  copyField,
+  type ClientDirectory,
+  type ClientOption,
+} from '../names.ts';
 
 interface Progress {
   stage: string;
@@ -102,11 +110,6 @@ interface Artifacts {
   score?: Score | null;
 }
 
-interface ClientRow {
-  client_id: string;
-  name: string;
-}
-
 /** The statuses in which the pipeline is still moving the job (its page refreshes itself). */
 const WORKING = new Set(['queued', 'researching', 'generating_draft']);
 
@@ -129,6 +132,37 @@ function listInput(query: Record<string, string>): Record<string, string> {
 }
 
 const jobHref = (id: string) => `/console/jobs/${id}`;
+
+const KIND_LABELS: Record<string, string> = { content_job: 'content job', autopilot: 'Autopilot run' };
+
+/** One decimal, as the optimization pages show a score. */
+const score1 = (n: number) => Math.round(n * 10) / 10;
+
+/**
+ * The draft score of each completed row shown, by job id: a content job's scored draft, an Autopilot run's score
+ * after its optimize passes (its review's; it has no separate score step). The list's rows do not carry it, so it is
+ * read from each one's artifacts, together as one request of the key's limit.
+ */
+async function scoresOf(kit: ConsoleKit, s: ConsoleSession, rows: readonly JobRow[]): Promise<Map<string, number>> {
+  const done = rows.filter((j) => j.status === 'completed');
+  const answers = await kit.readEach(
+    s,
+    'get_content_artifacts',
+    done.map((j) => ({ job_id: j.job_id, include: ['score', 'review'] })),
+  );
+  const scores = new Map<string, number>();
+  done.forEach((j, i) => {
+    const value = draftScoreOf(answers[i] as Pick<Artifacts, 'score' | 'review'> | undefined);
+    if (value !== null) scores.set(j.job_id, value);
+  });
+  return scores;
+}
+
+/** The score of a job's final draft, from its artifacts (the score step's, else the review's last), or null. */
+function draftScoreOf(parts: Pick<Artifacts, 'score' | 'review'> | undefined): number | null {
+  const candidates = [parts?.score?.rankabilityScore, parts?.review?.score_after, parts?.review?.score_before];
+  return candidates.find((v): v is number => typeof v === 'number') ?? null;
+}
 
 const options = (values: readonly string[], selected: string | undefined) =>
   values.map((v) => html`<option value="${v}" ${v === selected ? 'selected' : ''}>${v}</option>`);
@@ -167,7 +201,12 @@ function createInput(kind: CreateKind, form: Record<string, string>): Record<str
 }
 
 /** A create form, with the CSRF token and its own idempotency key (a double submit creates one job). */
-function createForm(kind: CreateKind, s: ConsoleSession, clients: readonly ClientRow[], clientId: string | undefined) {
+function createForm(
+  kind: CreateKind,
+  s: ConsoleSession,
+  clients: readonly ClientOption[],
+  clientId: string | undefined,
+) {
   const { action, title, prefix } = CREATE_FORMS[kind];
   const id = (field: string) => `${prefix}-${field}`;
   return html`<section aria-labelledby="${id('title')}">
@@ -179,10 +218,7 @@ function createForm(kind: CreateKind, s: ConsoleSession, clients: readonly Clien
       <input id="${id('topic')}" name="topic" type="text" maxlength="300" required />
       <label for="${id('client')}">Client</label>
       <select id="${id('client')}" name="client_id" required>
-        ${clients.map(
-          (cl) =>
-            html`<option value="${cl.client_id}" ${cl.client_id === clientId ? 'selected' : ''}>${cl.name}</option>`,
-        )}
+        ${clientOptions(clients, clientId)}
       </select>
       <label for="${id('page-contract')}">Page contract</label>
       <select id="${id('page-contract')}" name="page_contract" required>
@@ -408,29 +444,31 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     const query = c.req.query();
     const input = listInput(query);
     let list: { data: JobRow[]; pagination: { limit: number; offset: number; total: number; has_more: boolean } };
-    const clients: ClientRow[] = [];
-    let moreClients = false;
+    let dir: ClientDirectory;
+    let scores: Map<string, number>;
     try {
       list = (await kit.run(s, 'list_content_jobs', input)) as typeof list;
-      const offered = await kit.clientsForForms(s);
-      clients.push(...offered.clients);
-      moreClients = offered.more;
+      dir = await kit.clients(s);
+      scores = await scoresOf(kit, s, list.data);
     } catch (err) {
       return kit.failure(c, err, s);
     }
     const { limit, offset, total, has_more } = list.pagination;
     const pageHref = (at: number) =>
       `/console/jobs?${new URLSearchParams({ ...input, offset: String(Math.max(0, at)) }).toString()}`;
-    const rows = list.data.map(
-      (j) =>
-        html`<tr>
-          <td><a href="${jobHref(j.job_id)}">${j.topic}</a></td>
-          <td>${j.kind}</td>
-          <td>${j.status}</td>
-          <td>${j.progress.stage} <span class="muted">${j.progress.percent}%</span></td>
-          <td>${j.created_at}</td>
-        </tr>`,
-    );
+    const { clients, more: moreClients } = dir;
+    const rows = list.data.map((j) => {
+      const score = scores.get(j.job_id);
+      return html`<tr>
+        <td><a href="${jobHref(j.job_id)}">${j.topic}</a></td>
+        <td>${clientName(dir, j.client_id)}</td>
+        <td>${KIND_LABELS[j.kind] ?? j.kind}</td>
+        <td>${j.status}</td>
+        <td>${j.progress.stage} <span class="muted">${j.progress.percent}%</span></td>
+        <td>${score === undefined ? '–' : score1(score)}</td>
+        <td>${j.created_at}</td>
+      </tr>`;
+    });
     return kit.render(
       c,
       'Content',
@@ -446,8 +484,7 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
             <option value="">any</option>
             ${options(JOB_STATUSES, input.status)}
           </select>
-          <label for="client_id">Client id</label>
-          <input id="client_id" name="client_id" type="text" value="${input.client_id ?? ''}" />
+          ${clientFilter(dir, input.client_id)}
           <button type="submit">Filter</button>
         </form>
         ${
@@ -457,7 +494,7 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
                 <caption class="muted">
                   ${offset + 1}–${offset + list.data.length} of ${total}, newest first
                 </caption>
-                ${columns('topic', 'kind', 'status', 'stage', 'created')}
+                ${columns('topic', 'client', 'kind', 'status', 'stage', 'score', 'created')}
                 <tbody>
                   ${rows}
                 </tbody>
@@ -503,6 +540,7 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     const id = c.req.param('id');
     try {
       const job = (await kit.run(s, 'get_content_job', { job_id: id })) as unknown as JobDetail;
+      const dir = await kit.clients(s);
       const autopilot =
         job.kind === 'autopilot'
           ? ((await kit.run(s, 'get_autopilot_status', { job_id: id })) as unknown as AutopilotStatus)
@@ -554,7 +592,11 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
               </tr>
               <tr>
                 <th scope="row">Client</th>
-                <td>${job.client_id}</td>
+                <td>${clientName(dir, job.client_id)} ${copyField('Client id', job.client_id)}</td>
+              </tr>
+              <tr>
+                <th scope="row">Id</th>
+                <td>${copyField(job.kind === 'autopilot' ? 'Run id' : 'Job id', job.job_id)}</td>
               </tr>
               <tr>
                 <th scope="row">Created</th>

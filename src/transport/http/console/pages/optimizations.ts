@@ -13,6 +13,14 @@ import { html } from 'hono/html';
 import type { HttpEnv } from '../../guards.ts';
 import type { ConsoleKit, ConsoleSession } from '../kit.ts';
 import { columns, type Html } from '../layout.ts';
+import {
+  clientFilter,
+  clientName,
+  clientOptions,
+  copyField,
+  type ClientDirectory,
+  type ClientOption,
+} from '../names.ts';
 
 interface Recommendation {
   id: string;
@@ -95,11 +103,6 @@ interface Scored {
   entities: Term[];
   sourceWordCount: number;
   competitorCount: number;
-}
-
-interface ClientRow {
-  client_id: string;
-  name: string;
 }
 
 interface Listing {
@@ -282,7 +285,7 @@ function warningList(confidence: string | undefined, warnings: readonly string[]
   }`;
 }
 
-function reportBody(r: Report, s: ConsoleSession): Html {
+function reportBody(r: Report, s: ConsoleSession, dir: ClientDirectory): Html {
   const facts = html`<p>${link(r.url)}</p>
     <dl>
       <dt>status</dt>
@@ -300,9 +303,11 @@ function reportBody(r: Report, s: ConsoleSession): Html {
       ${
         r.client_id
           ? html`<dt>client</dt>
-              <dd>${str(r.client_id)}</dd>`
+              <dd>${clientName(dir, r.client_id)} ${copyField('Client id', str(r.client_id))}</dd>`
           : ''
       }
+      <dt>id</dt>
+      <dd>${copyField('Optimization id', str(r.optimization_id))}</dd>
       <dt>billing</dt>
       <dd>${str(r.billing_status)}</dd>
     </dl>`;
@@ -336,7 +341,7 @@ function queryOf(c: Context<HttpEnv>, names: readonly string[]): Record<string, 
  */
 function startForm(
   s: ConsoleSession,
-  clients: readonly ClientRow[],
+  clients: readonly ClientOption[],
   moreClients: boolean,
   clientId: string | undefined,
 ): Html {
@@ -352,12 +357,7 @@ function startForm(
       <label for="start-client">Client <span class="muted">(optional)</span></label>
       <select id="start-client" name="client_id">
         <option value="">none</option>
-        ${clients.map(
-          (cl) =>
-            html`<option value="${str(cl.client_id)}" ${cl.client_id === clientId ? 'selected' : ''}>
-              ${str(cl.name)}
-            </option>`,
-        )}
+        ${clientOptions(clients, clientId)}
       </select>
       ${moreClients ? html`<p class="muted">The form offers the ${clients.length} newest clients.</p>` : ''}
       <label for="start-language">Language <span class="muted">(optional, default en-US)</span></label>
@@ -377,7 +377,7 @@ function startInput(form: Record<string, string>): Record<string, unknown> {
   return input;
 }
 
-function listBody(list: Listing, filters: Record<string, string>): Html {
+function listBody(list: Listing, filters: Record<string, string>, dir: ClientDirectory): Html {
   const { limit, offset, total, has_more } = list.pagination;
   const pageHref = (o: number) =>
     `/console/optimizations?${new URLSearchParams({ ...filters, offset: String(o), limit: String(limit) }).toString()}`;
@@ -385,6 +385,7 @@ function listBody(list: Listing, filters: Record<string, string>): Html {
     (o) =>
       html`<tr>
         <td><a href="${reportPath(o.optimization_id)}">${str(o.keyword)}</a></td>
+        <td>${clientName(dir, o.client_id)}</td>
         <td>${str(o.url)}</td>
         <td>${str(o.status)}</td>
         <td>${o.summary ? score1(o.summary.rankabilityScore) : '–'}</td>
@@ -400,8 +401,7 @@ function listBody(list: Listing, filters: Record<string, string>): Html {
       </select>
       <label for="keyword">Keyword contains</label>
       <input id="keyword" name="keyword" type="text" value="${filters.keyword ?? ''}" />
-      <label for="client_id">Client id</label>
-      <input id="client_id" name="client_id" type="text" value="${filters.client_id ?? ''}" />
+      ${clientFilter(dir, filters.client_id)}
       <input type="hidden" name="limit" value="${limit}" />
       <button type="submit">Filter</button>
     </form>
@@ -412,7 +412,7 @@ function listBody(list: Listing, filters: Record<string, string>): Html {
             <caption class="muted">
               ${offset + 1}–${offset + list.data.length} of ${total}, newest first
             </caption>
-            ${columns('keyword', 'url', 'status', 'score', 'created')}
+            ${columns('keyword', 'client', 'url', 'status', 'score', 'created')}
             <tbody>
               ${rows}
             </tbody>
@@ -431,17 +431,17 @@ export function optimizationPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     const filters = queryOf(c, ['status', 'client_id', 'keyword']);
     const paging = queryOf(c, ['limit', 'offset']);
     let list: Listing;
-    let clients: { clients: ClientRow[]; more: boolean };
+    let clients: ClientDirectory;
     try {
       list = (await kit.run(s, 'list_optimizations', { ...filters, ...paging })) as unknown as Listing;
-      clients = await kit.clientsForForms(s);
+      clients = await kit.clients(s);
     } catch (err) {
       return kit.failure(c, err, s);
     }
     return kit.render(
       c,
       'Optimizations',
-      html`${listBody(list, filters)} ${startForm(s, clients.clients, clients.more, filters.client_id)}`,
+      html`${listBody(list, filters, clients)} ${startForm(s, clients.clients, clients.more, filters.client_id)}`,
       s,
     );
   });
@@ -468,11 +468,13 @@ export function optimizationPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     const s = await kit.session(c);
     if (!s) return c.redirect('/console/sign-in', 303);
     let report: Report;
+    let dir: ClientDirectory;
     try {
       report = (await kit.run(s, 'get_optimization', {
         optimization_id: c.req.param('id'),
         view: 'full',
       })) as unknown as Report;
+      dir = await kit.clients(s);
     } catch (err) {
       return kit.failure(c, err, s);
     }
@@ -481,7 +483,7 @@ export function optimizationPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       `Optimization: ${report.keyword}`,
       html`<p><a href="/console/optimizations">All optimizations</a></p>
         <h1>${str(report.keyword)}</h1>
-        ${reportBody(report, s)}`,
+        ${reportBody(report, s, dir)}`,
       s,
     );
   });
@@ -504,6 +506,8 @@ export function optimizationPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
         optimization_id: id,
         content: draft.content,
         format: draft.format,
+        // The page shows every recommendation and the whole term table, as the report does.
+        view: 'full',
         ...(draft.title.trim() ? { title: draft.title } : {}),
         ...(draft.meta_description.trim() ? { meta_description: draft.meta_description } : {}),
       })) as unknown as Scored;

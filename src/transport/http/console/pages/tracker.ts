@@ -17,6 +17,14 @@ import { Platform } from '../../../../tools/tracker/schemas.ts';
 import type { HttpEnv } from '../../guards.ts';
 import type { ConsoleKit, ConsoleSession } from '../kit.ts';
 import { columns, type Html } from '../layout.ts';
+import {
+  clientFilter,
+  clientName,
+  clientOptions,
+  copyField,
+  type ClientDirectory,
+  type ClientOption,
+} from '../names.ts';
 
 const PLATFORMS = Platform.options;
 type PlatformName = (typeof PLATFORMS)[number];
@@ -48,10 +56,6 @@ interface ProjectRow {
   domain: string;
   query_count: number;
   platforms: PlatformName[];
-}
-interface ClientRow {
-  client_id: string;
-  name: string;
 }
 interface Scorecard {
   project_id: string;
@@ -140,18 +144,16 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     const s = await kit.session(c);
     if (!s) return c.redirect('/console/sign-in', 303);
     const offset = offsetOf(c.req.query('offset'));
+    const clientId = c.req.query('client_id')?.trim() || undefined;
     let projects: { data: ProjectRow[]; pagination: Pagination };
     let summary: { data: Scorecard[] };
-    const clients: ClientRow[] = [];
-    let moreClients = false;
+    let dir: ClientDirectory;
     try {
-      const page = { limit: PROJECTS_PER_PAGE, offset };
+      const page = { limit: PROJECTS_PER_PAGE, offset, ...(clientId ? { client_id: clientId } : {}) };
       projects = (await kit.run(s, 'list_tracker_projects', page)) as typeof projects;
       // The scorecards come in the same order and pages; joined by id all the same.
       summary = (await kit.run(s, 'get_tracker_summary', page)) as typeof summary;
-      const offered = await kit.clientsForForms(s);
-      clients.push(...offered.clients);
-      moreClients = offered.more;
+      dir = await kit.clients(s);
     } catch (err) {
       return kit.failure(c, err, s);
     }
@@ -160,6 +162,7 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       const card = cards.get(p.project_id);
       return html`<tr>
         <th scope="row"><a href="/console/tracker/${p.project_id}">${p.name}</a></th>
+        <td>${clientName(dir, p.client_id)}</td>
         <td>${p.domain}</td>
         <td>${p.query_count}</td>
         <td>${p.platforms.join(', ')}</td>
@@ -168,33 +171,37 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       </tr>`;
     });
     const { total, has_more } = projects.pagination;
+    const pageHref = (at: number) =>
+      `/console/tracker?${new URLSearchParams({ ...(clientId ? { client_id: clientId } : {}), offset: String(at) }).toString()}`;
     return kit.render(
       c,
       'Tracker projects',
       html`<h1>Tracker projects</h1>
+        <form method="get" action="/console/tracker">
+          ${clientFilter(dir, clientId)}
+          <button type="submit">Filter</button>
+        </form>
         ${
           total === 0
-            ? html`<p class="muted">No tracker projects yet.</p>`
+            ? html`<p class="muted">
+                ${clientId ? 'No tracker projects for this client.' : 'No tracker projects yet.'}
+              </p>`
             : html`<table>
                 <caption class="muted">
                   Projects ${offset + 1}–${offset + projects.data.length} of ${total}; SPI (Search Presence Index,
                   0-100) of each platform's latest measurement
                 </caption>
-                ${columns('project', 'domain', 'queries', 'platforms', 'SPI', 'last measured')}
+                ${columns('project', 'client', 'domain', 'queries', 'platforms', 'SPI', 'last measured')}
                 <tbody>
                   ${rows}
                 </tbody>
               </table>`
         }
         <p>
-          ${
-            offset > 0
-              ? html`<a href="/console/tracker?offset=${Math.max(0, offset - PROJECTS_PER_PAGE)}">Previous</a>`
-              : ''
-          }
-          ${has_more ? html`<a href="/console/tracker?offset=${offset + PROJECTS_PER_PAGE}">Next</a>` : ''}
+          ${offset > 0 ? html`<a href="${pageHref(Math.max(0, offset - PROJECTS_PER_PAGE))}">Previous</a>` : ''}
+          ${has_more ? html`<a href="${pageHref(offset + PROJECTS_PER_PAGE)}">Next</a>` : ''}
         </p>
-        ${newProjectForm(s, clients, moreClients)}`,
+        ${newProjectForm(s, dir.clients, dir.more, clientId)}`,
       s,
     );
   });
@@ -237,8 +244,10 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     let project: Project;
     let results: Results;
     let trends: Trends;
+    let dir: ClientDirectory;
     try {
       project = (await kit.run(s, 'get_tracker_project', { project_id: id })) as unknown as Project;
+      dir = await kit.clients(s);
       results = (await kit.run(s, 'get_tracker_results', { project_id: id })) as unknown as Results;
       trends = (await kit.run(s, 'get_tracker_trends', { project_id: id, days: TREND_DAYS })) as unknown as Trends;
     } catch (err) {
@@ -256,6 +265,7 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       html`${run && WORKING.has(run.status) ? html`<meta http-equiv="refresh" content="5" />` : ''}
         <p><a href="/console/tracker">All tracker projects</a></p>
         <h1>${project.name}</h1>
+        <p>for ${clientName(dir, project.client_id)} ${copyField('Project id', project.project_id)}</p>
         <p class="muted">
           ${project.domain} · ${project.query_count} ${project.query_kind} · ${project.platforms.join(', ')} ·
           ${project.language}${project.location ? html` · ${project.location}` : ''}
@@ -335,7 +345,12 @@ function projectInput(form: Record<string, string>): Record<string, unknown> {
 }
 
 /** The "New project" form, with the CSRF token and its own idempotency key (a double submit creates one project). */
-function newProjectForm(s: ConsoleSession, clients: readonly ClientRow[], moreClients: boolean): Html {
+function newProjectForm(
+  s: ConsoleSession,
+  clients: readonly ClientOption[],
+  moreClients: boolean,
+  clientId: string | undefined,
+): Html {
   if (clients.length === 0)
     return html`<section aria-labelledby="new-project">
       <h2 id="new-project">New project</h2>
@@ -352,7 +367,7 @@ function newProjectForm(s: ConsoleSession, clients: readonly ClientRow[], moreCl
       <input id="new-project-name" name="name" type="text" maxlength="${PROJECT_LIMITS.name}" required />
       <label for="new-project-client">Client</label>
       <select id="new-project-client" name="client_id" required>
-        ${clients.map((cl) => html`<option value="${cl.client_id}">${cl.name}</option>`)}
+        ${clientOptions(clients, clientId)}
       </select>
       <label for="new-project-domain">Domain <span class="muted">(e.g. example.com; subdomains count too)</span></label>
       <input id="new-project-domain" name="domain" type="text" maxlength="253" required />
