@@ -37,7 +37,8 @@ describe.skipIf(!browserPath)('the web console in a real browser', () => {
   const shots = mkdtempSync(join(tmpdir(), 'agent-api-console-'));
   const problems: string[] = [];
   const axeSource = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
-  let ids: { optimization: string; job: string; project: string; list: string; item: string };
+  let ids: { optimization: string; job: string; project: string; list: string; item: string; beanJob: string };
+  let bean: string;
 
   beforeAll(async () => {
     t = await startContentApp();
@@ -54,6 +55,15 @@ describe.skipIf(!browserPath)('the web console in a real browser', () => {
       a.key,
       { client_id: a.clientId, topic: 'best espresso machine under 500', page_contract: 'article', mode: 'stepped' },
       idem('console-job'),
+    );
+    // A second client with a job of its own: the lists filter by client.
+    t.clock.advance(1_000);
+    bean = (await t.client(a.orgId, { name: 'Bean There Coffee' })).id;
+    const beanJob = await createdJob(
+      t,
+      a.key,
+      { client_id: bean, topic: 'sourdough bread recipe', page_contract: 'article', mode: 'stepped' },
+      idem('console-bean-job'),
     );
     await run(t);
     // A tracker project with a scan.
@@ -74,6 +84,7 @@ describe.skipIf(!browserPath)('the web console in a real browser', () => {
       project: projectId,
       list: list.body.list_id,
       item: item.body.item_id,
+      beanJob: beanJob.job_id,
     };
 
     browser = await launchChromium();
@@ -149,6 +160,40 @@ describe.skipIf(!browserPath)('the web console in a real browser', () => {
     await run(t);
     const done = await visit(`/console/jobs/${ids.job}`, 'job-draft');
     expect(done).toContain('completed');
+  }, 60_000);
+
+  it("shows a client's name where it showed its id; choosing a client in the select filters the list", async () => {
+    const job = await visit(`/console/jobs/${ids.job}`, 'job-client');
+    expect(job).toMatch(new RegExp(`Client\\s+Hill Country <script>alert\\(1\\)</script>`));
+    // The id is no text of the page: only the value of a read-only field to copy.
+    expect(job).not.toContain(a.clientId);
+    const copy = await page.$eval('label.copy input[readonly]', (el) => (el as unknown as { value: string }).value);
+    expect(copy).toBe(a.clientId);
+
+    const rows = async () =>
+      page.$$eval('main table tbody tr', (trs) =>
+        trs.map((tr) => ({
+          href: tr.querySelector('a')?.getAttribute('href') ?? '',
+          client: (tr.querySelectorAll('td')[1] as unknown as { innerText: string } | undefined)?.innerText ?? '',
+        })),
+      );
+    await visit('/console/jobs', 'jobs-all');
+    expect(await rows()).toEqual(
+      expect.arrayContaining([
+        { href: `/console/jobs/${ids.job}`, client: `Hill Country ${SCRIPT}` },
+        { href: `/console/jobs/${ids.beanJob}`, client: 'Bean There Coffee' },
+      ]),
+    );
+    // The filter's client is a select of the clients by name; choosing one and filtering lists only its jobs.
+    const choices = await page.$$eval('#client_id option', (os) =>
+      os.map((o) => (o as unknown as { textContent: string }).textContent.trim()),
+    );
+    expect(choices).toEqual(['any client', 'Bean There Coffee', `Hill Country ${SCRIPT}`]);
+    await page.select('#client_id', bean);
+    await Promise.all([page.waitForNavigation(), page.click('form[method=get] button[type=submit]')]);
+    expect(new URL(page.url()).searchParams.get('client_id')).toBe(bean);
+    await check('jobs-filtered');
+    expect(await rows()).toEqual([{ href: `/console/jobs/${ids.beanJob}`, client: 'Bean There Coffee' }]);
   }, 60_000);
 
   it('shows the tracker project with its chart', async () => {
