@@ -139,6 +139,16 @@ describe('the console shows names, not ids', () => {
     expect(scoreOf(ids.stepped)).toBe('–');
   });
 
+  it('the scores of a page cost one request of the key’s limit together, however many rows have one', async () => {
+    const remaining = async () =>
+      Number((await t.request('GET', '/usage', { key: a.key })).headers.get('x-ratelimit-remaining'));
+    const before = await remaining();
+    await browser.get('/console/jobs');
+    const after = await remaining();
+    // list_content_jobs, list_clients, the two completed rows' scores together, and the second GET /usage.
+    expect(before - after).toBe(4);
+  });
+
   it('a job page names its client; the ids are in read-only fields to copy', async () => {
     const page = await browser.get(`/console/jobs/${ids.autopilot}`);
     expect(page.status).toBe(200);
