@@ -28,7 +28,7 @@ export interface ConsoleSession {
 
 export type Status = 200 | 400 | 401 | 403 | 404 | 409 | 429;
 
-/** Pages of clients (100 each) a page lists at most: each costs one request of the key's limit. */
+/** Pages of clients (100 each) a page lists at most. */
 const MAX_CLIENT_PAGES = 3;
 
 export function createKit(deps: { engine: Engine; operations: readonly AnyOperation[] }) {
@@ -47,15 +47,14 @@ export function createKit(deps: { engine: Engine; operations: readonly AnyOperat
     }
   }
 
-  /**
-   * Runs one operation as the session's key, with the rate limit and every check REST applies. Writing operations
-   * get a fresh idempotency key per action unless the form sent one (a double submit then does the work once).
-   */
-  async function run(s: ConsoleSession, name: string, input: Record<string, unknown>, idempotencyKey?: string) {
+  const operation = (name: string) => {
     const op = byName.get(name);
     if (!op) throw new Error(`no operation ${name}`);
-    await takeRateLimit(engine.services, s.principal);
-    const key = op.idempotency === 'none' ? null : (idempotencyKey ?? randomUUID());
+    return op;
+  };
+
+  /** One operation as the session's key, with every check REST applies except the rate limit (the caller's). */
+  async function invoke(s: ConsoleSession, op: AnyOperation, input: Record<string, unknown>, key: string | null) {
     const result = await invokeOperation(engine, op, {
       principal: s.principal,
       input,
@@ -63,6 +62,16 @@ export function createKit(deps: { engine: Engine; operations: readonly AnyOperat
       requestId: randomUUID(),
     });
     return result.body as Record<string, unknown>;
+  }
+
+  /**
+   * Runs one operation as the session's key, with the rate limit and every check REST applies. Writing operations
+   * get a fresh idempotency key per action unless the form sent one (a double submit then does the work once).
+   */
+  async function run(s: ConsoleSession, name: string, input: Record<string, unknown>, idempotencyKey?: string) {
+    const op = operation(name);
+    await takeRateLimit(engine.services, s.principal);
+    return invoke(s, op, input, op.idempotency === 'none' ? null : (idempotencyKey ?? randomUUID()));
   }
 
   const render = (c: Context<HttpEnv>, title: string, content: Html, s: ConsoleSession | null, status: Status = 200) =>
@@ -113,13 +122,16 @@ export function createKit(deps: { engine: Engine; operations: readonly AnyOperat
 
   /**
    * The organisation's clients, newest first, up to 300: what a page shows names from, filters by and offers in its
-   * forms' client `<select>`s. Listed once per page.
+   * forms' client `<select>`s. Listed once per page and NOT taken from the key's limit: naming what a page shows is
+   * part of showing it, and a job's page that refreshes every 5 s must not cost more for it (an Autopilot run's page
+   * already takes two requests a view).
    */
   async function clients(s: ConsoleSession): Promise<ClientDirectory> {
+    const op = operation('list_clients');
     const listed: ClientOption[] = [];
     let more = false;
     for (let n = 0; n < MAX_CLIENT_PAGES; n++) {
-      const page = (await run(s, 'list_clients', { limit: 100, offset: n * 100 })) as unknown as {
+      const page = (await invoke(s, op, { limit: 100, offset: n * 100 }, null)) as unknown as {
         data: ClientOption[];
         pagination: { has_more: boolean };
       };
@@ -136,21 +148,12 @@ export function createKit(deps: { engine: Engine; operations: readonly AnyOperat
    * bounded by the page's size. Each read still gets every other check (scope, organisation, validation).
    */
   async function readEach(s: ConsoleSession, name: string, inputs: readonly Record<string, unknown>[]) {
-    const op = byName.get(name);
-    if (!op) throw new Error(`no operation ${name}`);
+    const op = operation(name);
     if (!op.annotations.readOnlyHint) throw new Error(`${name} writes: run it with run()`);
     if (inputs.length === 0) return [];
     await takeRateLimit(engine.services, s.principal);
     const answers: Record<string, unknown>[] = [];
-    for (const input of inputs) {
-      const result = await invokeOperation(engine, op, {
-        principal: s.principal,
-        input,
-        idempotencyKeys: null,
-        requestId: randomUUID(),
-      });
-      answers.push(result.body as Record<string, unknown>);
-    }
+    for (const input of inputs) answers.push(await invoke(s, op, input, null));
     return answers;
   }
 
