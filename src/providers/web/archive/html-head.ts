@@ -93,3 +93,8 @@ export function headEnd(text: string): number {
 export function documentHead(html: string): string {
   return scanHead(html, true).head;
 }
+
+/** documentHead and where the head ends in `html` (the body is `html.slice(end)`). */
+export function splitHead(html: string): { head: string; end: number } {
+  return scanHead(html, true);
+}

@@ -3,7 +3,8 @@
  * file, or the same gzipped (`.html.gz`: the record holds the page as served, decompressed), becomes a
  * request/response pair (status 200, its bytes as saved, `text/html` with the charset the page declares, else UTF-8
  * or windows-1252), dated by the file's modification time, at the URL the page names (page-url.ts: canonical link,
- * `og:url`, "saved from url" comment, a malformed one passed over for the next) or the base URL joined with its path.
+ * `og:url`, "saved from url" comment, a malformed one passed over for the next; the head is read first and the body
+ * only when the head has no canonical link) or the base URL joined with its path.
  * Folders are searched recursively, in path order. Pages a browser saved "complete" (`page.html` beside
  * `page_files/`) import as one page: the `_files` folder holds the page's assets, not pages.
  *
@@ -214,7 +215,7 @@ function joinBaseUrl(base: string, rel: string): string {
  * The page's head decoded by its charset. The head ends at `<body`, found in the bytes read as latin1: markup is
  * ASCII in every charset a page may declare except UTF-16, where nothing is found and the whole page is decoded.
  */
-function decodeHead(bytes: Buffer, charset: string): string {
+function decodeHead(bytes: Buffer, charset: string): { text: string; whole: boolean } {
   // Most heads end within the first 128 KB; a page is read further (the window doubling) only when its head goes on.
   let end = bytes.byteLength;
   for (let window = 1 << 17; ; window *= 2) {
@@ -225,7 +226,10 @@ function decodeHead(bytes: Buffer, charset: string): string {
       break;
     }
   }
-  return decodeBody(bytes.subarray(0, end), `text/html; charset=${charset}`).text;
+  return {
+    text: decodeBody(bytes.subarray(0, end), `text/html; charset=${charset}`).text,
+    whole: end === bytes.byteLength,
+  };
 }
 
 function noUrlReason(skipped: readonly SkippedPageUrl[]): string {
@@ -256,7 +260,13 @@ async function prepareFile(
   }
   const charset = savedPageCharset(bytes);
   const fallback = input.baseUrl === undefined ? null : joinBaseUrl(input.baseUrl, file.relative);
-  const { found, skipped } = findSavedPageUrl(decodeHead(bytes, charset), fallback);
+  const head = decodeHead(bytes, charset);
+  let search = findSavedPageUrl(head.text, fallback);
+  // No canonical link in the head: the body may have one (or an og:url), so the page is decoded whole and searched.
+  if (search.found?.source !== 'canonical' && !head.whole) {
+    search = findSavedPageUrl(decodeBody(bytes, `text/html; charset=${charset}`).text, fallback);
+  }
+  const { found, skipped } = search;
   if (!found) return noUrlReason(skipped);
   const page: ImportedPage = {
     file: file.path,

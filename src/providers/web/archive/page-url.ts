@@ -6,12 +6,13 @@
  * scheme is a common mistake that resolving would turn into a wrong URL under the base). A source whose value is malformed (not a URL, not http(s)) does not
  * end the search: the next source is tried, and what was passed over is reported so a refusal can say why.
  *
- * Only the document's head is read (html-head.ts), as search engines read a canonical link: that is where the page
- * names its URL, and a saved page's body is most of its size. Parsed with linkedom, as every other HTML in the
- * project.
+ * The head is read first (html-head.ts): that is where a page names its URL, and a saved page's body is most of its
+ * size. Tags in the body count after those in the head of the same kind: frameworks that stream their metadata
+ * (Next.js) write the canonical link and `og:url` into the body, where a browser's script later moves them. The body
+ * is searched only for the tags, not parsed whole. Parsed with linkedom, as every other HTML in the project.
  */
 import { parseHTML } from 'linkedom';
-import { documentHead } from './html-head.ts';
+import { splitHead } from './html-head.ts';
 
 /** Where a saved page's URL came from. */
 export type PageUrlSource = 'canonical' | 'og:url' | 'saved-from' | 'base-url';
@@ -81,28 +82,68 @@ function topComments(document: { childNodes: ArrayLike<NodeLike>; documentElemen
   return out;
 }
 
+interface QueryRoot {
+  querySelectorAll(selector: string): Iterable<{ getAttribute(name: string): string | null }>;
+}
+
+/** The href of every canonical link (`rel` may hold other words too), in document order. */
+function canonicalHrefs(root: QueryRoot): (string | null)[] {
+  const out: (string | null)[] = [];
+  for (const link of root.querySelectorAll('link[rel]')) {
+    if ((link.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).includes('canonical'))
+      out.push(link.getAttribute('href'));
+  }
+  return out;
+}
+
+/** The content of every `og:url` meta tag, in document order. */
+function ogUrls(root: QueryRoot): (string | null)[] {
+  const out: (string | null)[] = [];
+  for (const meta of root.querySelectorAll('meta[property]')) {
+    if ((meta.getAttribute('property') ?? '').trim().toLowerCase() === 'og:url') out.push(meta.getAttribute('content'));
+  }
+  return out;
+}
+
+// Scripts, styles and comments are matched whole so that a tag written inside them is not taken for one.
+const URL_TAG = /<script\b[\s\S]*?<\/script\s*>|<style\b[\s\S]*?<\/style\s*>|<!--[\s\S]*?-->|<(?:link|meta)\b[^>]*>/gi;
+
+/** The body's link and meta tags that may name the page's URL, parsed on their own. */
+function bodyTags(body: string): QueryRoot {
+  const tags: string[] = [];
+  for (const [tag] of body.matchAll(URL_TAG)) {
+    if (/^<(?:link|meta)/i.test(tag) && /canonical|og:url/i.test(tag)) tags.push(tag);
+  }
+  return parseHTML(`<html><head>${tags.join('')}</head></html>`).document as unknown as QueryRoot;
+}
+
 /**
  * The URL of a saved page: canonical link, og:url, saved-from comment, then `fallback` (the caller's URL from a base
- * URL, which relative canonical links also resolve against), with every malformed source passed over.
+ * URL, which relative canonical links also resolve against), with every malformed source passed over. Tags in the
+ * head come before tags of the same kind in the body. Give it the whole page, or only its head when the body is
+ * not to be searched.
  */
 export function findSavedPageUrl(html: string, fallback: string | null = null): PageUrlSearch {
-  const { document } = parseHTML(documentHead(html));
+  const { head, end } = splitHead(html);
+  const { document } = parseHTML(head);
   const skipped: SkippedPageUrl[] = [];
-  for (const link of document.querySelectorAll('link[rel]')) {
-    const rel = (link.getAttribute('rel') ?? '').toLowerCase().split(/\s+/);
-    if (!rel.includes('canonical')) continue;
-    const href = link.getAttribute('href');
-    const url = httpUrl(href) ?? (fallback !== null ? httpUrl(href, fallback) : null);
-    if (url) return { found: { url, source: 'canonical' }, skipped };
-    skipped.push({ source: 'canonical', value: href ?? '' });
-  }
-  for (const meta of document.querySelectorAll('meta[property]')) {
-    if ((meta.getAttribute('property') ?? '').trim().toLowerCase() !== 'og:url') continue;
-    const content = meta.getAttribute('content');
-    const url = httpUrl(content);
-    if (url) return { found: { url, source: 'og:url' }, skipped };
-    skipped.push({ source: 'og:url', value: content ?? '' });
-  }
+  let inBody: QueryRoot | undefined;
+  const body = () => (inBody ??= bodyTags(html.slice(end)));
+  const first = (source: PageUrlSource, values: (string | null)[], relative: boolean): PageUrlSearch | null => {
+    for (const value of values) {
+      const url = httpUrl(value) ?? (relative && fallback !== null ? httpUrl(value, fallback) : null);
+      if (url) return { found: { url, source }, skipped };
+      skipped.push({ source, value: value ?? '' });
+    }
+    return null;
+  };
+  const root = document as unknown as QueryRoot;
+  const tagged =
+    first('canonical', canonicalHrefs(root), true) ??
+    first('canonical', end < html.length ? canonicalHrefs(body()) : [], true) ??
+    first('og:url', ogUrls(root), false) ??
+    first('og:url', end < html.length ? ogUrls(body()) : [], false);
+  if (tagged) return tagged;
   for (const comment of topComments(document as unknown as Parameters<typeof topComments>[0])) {
     if (!/^\s*saved from url=/i.test(comment)) continue;
     const url = savedFromUrl(comment);

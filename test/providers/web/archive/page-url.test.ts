@@ -67,13 +67,35 @@ describe('findSavedPageUrl', () => {
     });
   });
 
-  it('resolves a relative canonical link against the fallback, and reads only the head', () => {
+  it('resolves a relative canonical link against the fallback', () => {
     expect(savedPageUrl(page(canonical('/a/b?x=1#frag')), BASE)).toEqual({
       url: 'https://base.example/a/b?x=1',
       source: 'canonical',
     });
-    // A canonical link in the body is not the page's (search engines ignore it too).
-    expect(savedPageUrl(page('', canonical('https://body.example/')))).toBeNull();
+  });
+
+  it('reads tags in the body after those of the same kind in the head (metadata streamed by Next.js)', () => {
+    const body = `<div>${canonical('https://body.example/c')}${og('https://body.example/o')}</div>`;
+    // The head's canonical link comes first; a body canonical link beats a head og:url (the stronger kind).
+    expect(savedPageUrl(page(canonical('https://head.example/c'), body))?.url).toBe('https://head.example/c');
+    expect(savedPageUrl(page(og('https://head.example/o'), body))).toEqual({
+      url: 'https://body.example/c',
+      source: 'canonical',
+    });
+    expect(savedPageUrl(page(og('https://head.example/o'), `<p>${og('https://body.example/o')}</p>`))?.url).toBe(
+      'https://head.example/o',
+    );
+    expect(savedPageUrl(page('', `<p>${og('https://body.example/o')}</p>`))).toEqual({
+      url: 'https://body.example/o',
+      source: 'og:url',
+    });
+    // Given only the head, the body is not searched.
+    const html = page('', body);
+    expect(savedPageUrl(html.slice(0, html.indexOf('<body>')))).toBeNull();
+    // A tag in a script in the body does not count.
+    expect(
+      savedPageUrl(page('', `<script>var s = '<link rel="canonical" href="https://js.example/">';</script>`)),
+    ).toEqual(null);
   });
 });
 
