@@ -1,10 +1,15 @@
 /**
- * `npm run bench -- mcp [stdio] [http] [bytes]`: the MCP transports against minimal SDK v2 servers, side by side.
+ * `npm run bench -- mcp [stdio] [http] [bytes] [answers]`: the MCP transports against minimal SDK v2 servers, side by
+ * side, and the sizes of what an assistant reads.
  *  1. stdio: spawn to `initialize` answered and to `tools/list` answered, `agent-api mcp` vs a minimal `serveStdio`
  *     server on the same loader, alternating; and the same for a 2026-07-28 connection (SDK v2 client, pinned).
  *  2. Streamable HTTP `tools/call get_usage` calls/s: ours in 2026-07-28 (stateless, `_meta` envelope), ours in
  *     2025-11-25 (sessions), and a minimal `createMcpHandler` server in 2026-07-28; raw POSTs with pre-built bodies.
  *  3. `tools/list` result bytes for an all-scope key and for a `reporter:read` key, in both eras.
+ *  4. `answers`: what an assistant's context pays (issue 22), new defaults beside the whole answers: `tools/list`
+ *     against the figures of commit e6a42c2 (before), `score_content` for a 3,000-word draft (default vs `view=full`,
+ *     today's whole answer and the old default) and `get_content_artifacts` for a 1,500-word job (default vs
+ *     `include=all`, the old default), as REST bodies and as whole MCP results; in-process, offline sample archive.
  * Everything runs on loopback; servers are child processes so the load generator does not share their event loop.
  */
 import { execFile } from 'node:child_process';
@@ -20,8 +25,17 @@ import { issueApiKey } from '../src/engine/admin.ts';
 import { SCOPES } from '../src/engine/scopes.ts';
 import { immediate } from '../src/store/db.ts';
 import { withStore } from '../src/cli/store.ts';
-import { BIN, MODERN } from '../test/helpers/mcp.ts';
+import { startTestApp } from '../test/helpers/app.ts';
+import { BIN, connectHttpClient, MODERN } from '../test/helpers/mcp.ts';
 import { tempDir } from '../test/helpers/temp.ts';
+import {
+  ESPRESSO_DESCRIPTION,
+  ESPRESSO_KEYWORD,
+  ESPRESSO_PAGE,
+  ESPRESSO_TITLE,
+  espressoArticle,
+} from '../test/optimize/helpers/draft.ts';
+import { TOOL_LIST_MAX_BYTES } from '../src/transport/mcp/compact-schema.ts';
 import { median, spawnJsonServer, table } from './lib/harness.ts';
 import { httpSide, interleave } from './lib/load.ts';
 
@@ -447,6 +461,88 @@ async function toolsListSizes(env: Record<string, string>, allKey: string, reade
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// 4. answers sized for an assistant
+
+/**
+ * `tools/list` JSON bytes (the `tools` result, as section 3 counts them) at commit e6a42c2, before issue 22: the same
+ * bench run on that commit (`npm run bench -- mcp bytes`). Old code cannot run beside the new, so they are recorded.
+ */
+const TOOL_LIST_BEFORE = { modern: 39_471, legacy: 39_440 };
+
+interface AnswerSizes {
+  scoreDefault: number;
+  scoreFull: number;
+  scoreDefaultMcp: number;
+  scoreFullMcp: number;
+  artifactsDefault: number;
+  artifactsAll: number;
+  artifactsDefaultMcp: number;
+  artifactsAllMcp: number;
+  draftWords: number;
+  jobWords: number;
+}
+
+async function answerSizes(): Promise<AnswerSizes> {
+  const t = await startTestApp({ env: { AGENT_API_OFFLINE: '1' } });
+  const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+  try {
+    const o = await t.org('agency');
+    const c = await t.client(o.id);
+    const key = (await t.key(o.id)).apiKey;
+    const started = await t.request<{ optimization_id: string }>('POST', '/optimize', {
+      key,
+      body: { url: ESPRESSO_PAGE, keyword: ESPRESSO_KEYWORD },
+      headers: { 'Idempotency-Key': 'bench-answers' },
+    });
+    const job = await t.request<{ job_id: string }>('POST', '/copywriter/jobs', {
+      key,
+      body: { topic: 'emergency plumber', client_id: c.id, page_contract: 'article', word_count_target: 1500 },
+    });
+    for (let i = 0; i < 20; i++) {
+      await t.engine.runner.runUntilIdle();
+      const status = await t.request<{ status: string }>('GET', `/copywriter/jobs/${job.body.job_id}`, { key });
+      if (status.body.status === 'completed') break;
+      t.clock.advance(11 * 60_000);
+    }
+    const id = started.body.optimization_id;
+    const draft = espressoArticle(3_000);
+    const body = { content: draft, format: 'markdown', title: ESPRESSO_TITLE, meta_description: ESPRESSO_DESCRIPTION };
+    const score = (view: string) =>
+      t.request('POST', `/optimizations/${id}/score`, { key, body: { ...body, view } }).then((r) => bytes(r.body));
+    const artifacts = (query: Record<string, string>) =>
+      t
+        .request<{ draft?: { word_count?: number } }>('GET', `/copywriter/jobs/${job.body.job_id}/artifacts`, {
+          key,
+          query,
+        })
+        .then((r) => ({ bytes: bytes(r.body), words: r.body.draft?.word_count ?? 0 }));
+    const mcp = await connectHttpClient(t.url, key);
+    try {
+      const call = async (name: string, args: Record<string, unknown>) =>
+        bytes(await mcp.client.callTool({ name, arguments: args }));
+      const artifactsDefault = await artifacts({});
+      return {
+        // The full answer first: the default then carries its delta, as a rewrite loop's second score does.
+        scoreFull: await score('full'),
+        scoreDefault: await score('summary'),
+        scoreFullMcp: await call('score_content', { optimization_id: id, ...body, view: 'full' }),
+        scoreDefaultMcp: await call('score_content', { optimization_id: id, ...body }),
+        artifactsDefault: artifactsDefault.bytes,
+        artifactsAll: (await artifacts({ include: 'all' })).bytes,
+        artifactsDefaultMcp: await call('get_content_artifacts', { job_id: job.body.job_id }),
+        artifactsAllMcp: await call('get_content_artifacts', { job_id: job.body.job_id, include: ['all'] }),
+        draftWords: draft.split(/\s+/).length,
+        jobWords: artifactsDefault.words,
+      };
+    } finally {
+      await mcp.close();
+    }
+  } finally {
+    await t.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 
 const ms = (x: number) => x.toFixed(0);
 const ratio = (x: number, y: number) => (y > 0 ? (x / y).toFixed(2) : '-');
@@ -618,6 +714,62 @@ export async function run(args: string[]): Promise<void> {
         '',
         '',
       ]);
+    }
+
+    if (want('answers')) {
+      const b = await toolsListSizes(env, allKey, readerKey);
+      const cap = `<= ${TOOL_LIST_MAX_BYTES}`;
+      for (const [era, now, before] of [
+        ['2026-07-28', b.allModern.bytes, TOOL_LIST_BEFORE.modern],
+        ['2025-11-25', b.allLegacy.bytes, TOOL_LIST_BEFORE.legacy],
+      ] as const)
+        rows.push([
+          `tools/list bytes, all-scope key, ${era}: now vs before (e6a42c2)`,
+          String(now),
+          String(before),
+          ratio(now, before),
+          cap,
+          verdict(now <= TOOL_LIST_MAX_BYTES),
+        ]);
+      const a = await answerSizes();
+      const kb = (limit: number) => `<= ${limit * 1024}`;
+      rows.push(
+        [
+          `score_content ${a.draftWords}-word draft, REST body: default vs view=full (= old default)`,
+          String(a.scoreDefault),
+          String(a.scoreFull),
+          ratio(a.scoreDefault, a.scoreFull),
+          kb(6),
+          verdict(a.scoreDefault <= 6 * 1024),
+        ],
+        [
+          `score_content ${a.draftWords}-word draft, MCP result: default vs view=full`,
+          String(a.scoreDefaultMcp),
+          String(a.scoreFullMcp),
+          ratio(a.scoreDefaultMcp, a.scoreFullMcp),
+          kb(6),
+          verdict(a.scoreDefaultMcp <= 6 * 1024),
+        ],
+        [
+          `get_content_artifacts 1,500-word job (${a.jobWords} words drafted), REST body: default vs include=all (= old default)`,
+          String(a.artifactsDefault),
+          String(a.artifactsAll),
+          ratio(a.artifactsDefault, a.artifactsAll),
+          kb(12),
+          verdict(a.artifactsDefault <= 12 * 1024),
+        ],
+        [
+          'get_content_artifacts 1,500-word job, MCP result: default vs include=all',
+          String(a.artifactsDefaultMcp),
+          String(a.artifactsAllMcp),
+          ratio(a.artifactsDefaultMcp, a.artifactsAllMcp),
+          kb(12),
+          verdict(a.artifactsDefaultMcp <= 12 * 1024),
+        ],
+      );
+      notes.push(
+        'answers: bytes of JSON; a score_content default after a first score carries its delta; a 5-rewrite loop pays 5 scores',
+      );
     }
 
     process.stdout.write(table(['measure', 'value', 'baseline', 'ratio', 'goal', 'verdict'], rows));

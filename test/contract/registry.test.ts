@@ -229,18 +229,9 @@ describe('operation registry contract', () => {
           new Set([...(expected.required ?? []), ...(op.idempotency === 'required' ? ['idempotency_key'] : [])]),
         );
 
-        // The output schema names the body's top-level fields (compact-schema.ts): open, so the error body fits too.
-        const output = tool!.outputSchema as { type: string; properties?: Record<string, unknown>; required?: unknown };
-        type Shape = { properties?: Record<string, unknown>; anyOf?: Shape[]; oneOf?: Shape[] };
-        const fields = (s: Shape): string[] => [
-          ...Object.keys(s.properties ?? {}),
-          ...[...(s.anyOf ?? []), ...(s.oneOf ?? [])].flatMap(fields),
-        ];
-        expect(output.type).toBe('object');
-        expect(Object.keys(output.properties ?? {}).sort()).toEqual(
-          [...new Set(fields(draft7(op.output, 'output') as Shape))].sort(),
-        );
-        expect(output.required).toBeUndefined();
+        // The output schema says only "an object" (compact-schema.ts): open, so the error body fits too; the fields
+        // are the operation's output schema in OpenAPI.
+        expect(tool!.outputSchema).toEqual({ type: 'object' });
 
         expect(tool!.annotations).toMatchObject(op.annotations);
       });

@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { connectHttpClient, connectModernHttpClient, structured } from '../helpers/mcp.ts';
 import { OPERATIONS } from '../../src/tools/registry.ts';
+import { TOOL_LIST_MAX_BYTES } from '../../src/transport/mcp/compact-schema.ts';
 
 /**
- * The tool list an assistant pays for on every session: at most 40 KB of JSON with every scope, in both protocol
- * eras; shaped by the key's scopes (a hidden tool is still the API's 403 when called); narrowed by AGENT_API_TOOLSETS.
+ * The tool list an assistant pays for on every session: at most TOOL_LIST_MAX_BYTES (32 KB) of JSON with every scope,
+ * in both protocol eras, through a real SDK client; shaped by the key's scopes (a hidden tool is still the API's 403
+ * when called); narrowed by AGENT_API_TOOLSETS.
  */
-const MAX_TOOL_LIST_BYTES = 40 * 1024;
 
 let t: TestApp;
 beforeAll(async () => {
@@ -20,7 +21,7 @@ afterAll(async () => {
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
 
 describe('tools/list size', () => {
-  it(`is at most 40 KB of JSON with every scope, in the 2025-11-25 and the 2026-07-28 era`, async () => {
+  it(`is at most ${TOOL_LIST_MAX_BYTES / 1024} KB of JSON with every scope, in the 2025-11-25 and the 2026-07-28 era`, async () => {
     const { key } = await t.tenant('agency');
     const legacy = await connectHttpClient(t.url, key);
     const modern = await connectModernHttpClient(t.url, key);
@@ -33,8 +34,9 @@ describe('tools/list size', () => {
       expect(a).not.toHaveProperty('ttlMs');
       expect(a.tools).toHaveLength(OPERATIONS.length);
       expect(b.tools).toHaveLength(OPERATIONS.length);
-      expect(bytes(a)).toBeLessThanOrEqual(MAX_TOOL_LIST_BYTES);
-      expect(bytes(b)).toBeLessThanOrEqual(MAX_TOOL_LIST_BYTES);
+      expect(TOOL_LIST_MAX_BYTES).toBe(32 * 1024);
+      expect(bytes(a)).toBeLessThanOrEqual(TOOL_LIST_MAX_BYTES);
+      expect(bytes(b)).toBeLessThanOrEqual(TOOL_LIST_MAX_BYTES);
     } finally {
       await legacy.close();
       await modern.close();

@@ -7,8 +7,7 @@ import { clientChanges, clientFields, ClientView } from './schemas.ts';
 export const createClient = defineOperation({
   name: 'create_client',
   title: 'Create a client',
-  description:
-    'Create a client workspace (201) with its writing and location settings; other tools take its client_id. Names need not be unique.',
+  description: 'Create a client workspace (201) with writing and location settings; other tools take its client_id.',
   family: 'clients',
   http: { method: 'POST', path: '/clients', status: 201 },
   scope: 'clients:write',

@@ -32,11 +32,11 @@ export { ClientId as ClientIdParam } from '../common/schemas.ts';
 /** The writable settings of a client, shared by create_client and update_client (null clears a setting). */
 export const clientFields = {
   name: shortText({ max: CLIENT_LIMITS.name }).describe(`Client name, ≤ ${CLIENT_LIMITS.name} chars.`),
-  domain: shortText({ max: CLIENT_LIMITS.domain }).nullable().optional().describe('Website host, e.g. example.com.'),
+  domain: shortText({ max: CLIENT_LIMITS.domain }).nullable().optional().describe('Host, e.g. example.com.'),
   service_area: shortText({ max: CLIENT_LIMITS.serviceArea })
     .nullable()
     .optional()
-    .describe('Market served, e.g. "Austin, TX"; Autopilot refuses other locations.'),
+    .describe('Market, e.g. "Austin, TX"; Autopilot refuses other places.'),
   service_location: z
     .strictObject({
       lat: z.number().min(-90).max(90).describe('Latitude, -90 to 90.'),
@@ -44,8 +44,8 @@ export const clientFields = {
     })
     .nullable()
     .optional()
-    .describe('Service area coordinates.'),
-  default_tone: z.enum(TONES).nullable().optional().describe(`Default voice: ${TONES_HELP}; null: clear_practical.`),
+    .describe('Market coordinates.'),
+  default_tone: z.enum(TONES).nullable().optional().describe(`Jobs' tone: ${TONES_HELP}; null: clear_practical.`),
   brand_voice: longText({ min: 1, max: CLIENT_LIMITS.brandVoice, trim: false })
     .nullable()
     .optional()
@@ -53,14 +53,14 @@ export const clientFields = {
   knowledge_base: longText({ min: 1, max: CLIENT_LIMITS.knowledgeBase, trim: false })
     .nullable()
     .optional()
-    .describe(
-      `Facts writers may use and cite (markdown), ≤ ${CLIENT_LIMITS.knowledgeBase.toLocaleString('en-US')} chars.`,
-    ),
+    .describe(`Facts writers may cite (markdown), ≤ ${CLIENT_LIMITS.knowledgeBase.toLocaleString('en-US')} chars.`),
   excluded_topics: z
     .array(shortText({ max: CLIENT_LIMITS.topicLength }))
     .max(CLIENT_LIMITS.excludedTopics)
     .optional()
-    .describe(`Topics writers must never cover, ≤ ${CLIENT_LIMITS.topicLength} chars each; [] clears the list.`),
+    .describe(
+      `≤ ${CLIENT_LIMITS.excludedTopics} topics never written about, ≤ ${CLIENT_LIMITS.topicLength} chars each; [] clears.`,
+    ),
 };
 
 type ClientFields = {

@@ -11,7 +11,7 @@ export const updateClient = defineOperation({
   name: 'update_client',
   title: 'Update a client',
   description:
-    "Change a client's settings: only fields sent change (at least one); null clears one. Accepted work keeps its settings.",
+    "Change a client's settings: only fields sent (at least one); null clears. Accepted work keeps its settings.",
   family: 'clients',
   http: { method: 'PATCH', path: '/clients/:client_id', status: 200 },
   scope: 'clients:write',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** `?limit=&offset=` as docs/api.md §1.5 defines them: default 20, at most 100 (over 100 is a 400). */
 export const PaginationInput = {
-  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Page size (default 20).'),
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Page size, 1-100 (default 20).'),
   offset: z.coerce.number().int().min(0).default(0).describe('Rows to skip (default 0).'),
 };
 
@@ -40,7 +40,7 @@ export const WaitSeconds = z.coerce
   .min(0)
   .max(30)
   .default(0)
-  .describe('Seconds to wait for a change (default 0).');
+  .describe('Seconds (≤ 30) to wait for a change (default 0).');
 
 export const UsageImpact = z.object({
   level: z.enum(['low', 'standard', 'high']),

@@ -10,16 +10,16 @@ const OutlineEdit = z.strictObject({
   level: z
     .union([z.literal(2), z.literal(3)])
     .default(2)
-    .describe('2 (default): an H2 section; 3: an H3 under the H2 before it.'),
+    .describe('2 (default): H2; 3: H3 under the H2 before.'),
   points: z
     .array(shortText({ max: 300 }))
     .max(20)
     .default([])
-    .describe('Points to cover, up to 20 (default none).'),
+    .describe('Points to cover, ≤ 20 (default none).'),
 });
 const FaqEdit = z.strictObject({
   question: shortText({ max: 300 }).describe('Question.'),
-  answer: longText({ max: 2_000 }).optional().describe("Omitted: the brief's answer, else the writer's."),
+  answer: longText({ max: 2_000 }).optional().describe("Default: the brief's answer, else the writer's."),
 });
 const SeoEdit = z.strictObject({
   title: shortText({ max: 120 }).optional().describe('Title tag.'),
@@ -27,30 +27,25 @@ const SeoEdit = z.strictObject({
   slug: shortText({ max: 120 })
     .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Use lower-case letters, digits and single hyphens (e.g. emergency-plumbing).')
     .optional()
-    .describe('URL slug: lower-case words joined by hyphens.'),
+    .describe('lower-case-words-with-hyphens.'),
 });
 
 export const ApproveInput = z.strictObject({
-  job_id: shortText({ max: 64, trim: false }).describe('Job id (a stepped job at brief_ready).'),
-  outline: z
-    .array(OutlineEdit)
-    .min(1)
-    .max(30)
-    .optional()
-    .describe('New outline: the draft follows these headings in order.'),
-  faqs: z.array(FaqEdit).max(20).optional().describe('New FAQs.'),
-  seo_metadata: SeoEdit.optional().describe('Replaces the given SEO fields.'),
-  custom_instructions: longText({ min: 0, max: 4_000 }).optional().describe("Replaces the job's custom instructions."),
+  job_id: shortText({ max: 64, trim: false }).describe('Job id (stepped, at brief_ready).'),
+  outline: z.array(OutlineEdit).min(1).max(30).optional().describe('1-30 headings the draft follows, in order.'),
+  faqs: z.array(FaqEdit).max(20).optional().describe('FAQs, ≤ 20.'),
+  seo_metadata: SeoEdit.optional().describe('Replaces the fields given.'),
+  custom_instructions: longText({ min: 0, max: 4_000 }).optional().describe('Replaces the custom instructions.'),
   draft_body: longText({ max: 200_000, trim: false })
     .optional()
-    .describe('Your own markdown draft: scored and fact-checked, no writer runs.'),
+    .describe('Your markdown draft: scored, fact-checked, not rewritten.'),
 });
 
 export const approveContentBrief = defineOperation({
   name: 'approve_content_brief',
   title: 'Approve a brief',
   description:
-    "Approve a stepped job's brief at brief_ready, optionally edited or with your own draft_body, so the draft is written. Poll get_content_job.",
+    "Approve a stepped job's brief at brief_ready, optionally edited or with your own draft_body. Poll get_content_job.",
   family: 'copywriter',
   http: { method: 'POST', path: '/copywriter/jobs/:job_id/approve', status: 200 },
   scope: 'copywriter:run',

@@ -42,7 +42,7 @@ export const Include = z
 export const Format = z
   .enum(ARTIFACT_FORMATS)
   .default('json')
-  .describe('json (default): parts as JSON; markdown or html: the draft as one document.');
+  .describe('json (default), or the draft as one markdown or html document.');
 
 const Notice = z
   .string()

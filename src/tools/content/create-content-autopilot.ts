@@ -9,7 +9,7 @@ export const createContentAutopilot = defineOperation({
   name: 'create_content_autopilot',
   title: 'Start Autopilot',
   description:
-    'Hands-off research, brief, draft, optimization and review (autopilot usage). Offline writer: a quoted research draft. Poll get_autopilot_status.',
+    'Hands-off research, brief, draft, optimization and review (autopilot usage). Poll get_autopilot_status.',
   family: 'autopilot',
   http: { method: 'POST', path: '/copywriter/autopilot', status: 202 },
   scope: 'copywriter:run',

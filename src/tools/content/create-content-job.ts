@@ -8,8 +8,7 @@ import { ContentJobCreated, CreateContentJobInput } from './schemas.ts';
 export const createContentJob = defineOperation({
   name: 'create_content_job',
   title: 'Create a content job',
-  description:
-    'Research a topic and write a brief and draft (content_job usage). Offline writer: a quoted research draft. Poll get_content_job.',
+  description: 'Research a topic, write a brief and draft (content_job usage). Poll get_content_job.',
   family: 'copywriter',
   http: { method: 'POST', path: '/copywriter/jobs', status: 201, replayStatus: 200 },
   scope: 'copywriter:run',

@@ -10,7 +10,7 @@ export const getAutopilotStatus = defineOperation({
   name: 'get_autopilot_status',
   title: 'Poll Autopilot',
   description:
-    "An Autopilot run's stage, passes, billing, error, review. Long-poll with wait_seconds; when complete, read get_content_artifacts.",
+    "An Autopilot run's stage, passes, billing, error, review. Long-poll with wait_seconds; then get_content_artifacts.",
   family: 'autopilot',
   http: { method: 'GET', path: '/copywriter/autopilot/:job_id', status: 200 },
   scope: 'copywriter:read',

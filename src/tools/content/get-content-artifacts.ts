@@ -10,14 +10,14 @@ export const getContentArtifacts = defineOperation({
   name: 'get_content_artifacts',
   title: 'Get content artifacts',
   description:
-    "A job's outputs: brief, draft ([n] source markers), citations, review, score. Offline writer: a quoted research draft; rewrite it.",
+    "A job's draft (markdown; [n] cites sources) and short brief; include adds the rest. Offline writer: a quoted research draft; rewrite it.",
   family: 'copywriter',
   http: { method: 'GET', path: '/copywriter/jobs/:job_id/artifacts', status: 200 },
   scope: 'copywriter:read',
   subscription: null,
   idempotency: 'none',
   input: z.strictObject({
-    job_id: shortText({ max: 64, trim: false }).describe('Content job or Autopilot run id.'),
+    job_id: shortText({ max: 64, trim: false }).describe('Job or Autopilot run id.'),
     include: Include,
     format: Format,
   }),

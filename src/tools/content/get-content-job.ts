@@ -9,14 +9,14 @@ export const getContentJob = defineOperation({
   name: 'get_content_job',
   title: 'Get a content job',
   description:
-    'A content job or Autopilot run: status, progress, request, error. Long-poll with wait_seconds; when completed, read get_content_artifacts.',
+    'A job or Autopilot run: status, progress, request, error. Long-poll with wait_seconds; completed: get_content_artifacts.',
   family: 'copywriter',
   http: { method: 'GET', path: '/copywriter/jobs/:job_id', status: 200 },
   scope: 'copywriter:read',
   subscription: null,
   idempotency: 'none',
   input: z.strictObject({
-    job_id: shortText({ max: 64, trim: false }).describe('Content job or Autopilot run id.'),
+    job_id: shortText({ max: 64, trim: false }).describe('Job or Autopilot run id.'),
     wait_seconds: WaitSeconds,
   }),
   output: ContentJobDetail,

@@ -18,22 +18,22 @@ export const JOB_STATUSES = [
 export const listContentJobs = defineOperation({
   name: 'list_content_jobs',
   title: 'List content jobs',
-  description: 'Content jobs and Autopilot runs (row kind says which), newest first.',
+  description: 'Content jobs and Autopilot runs (kind says which), newest first.',
   family: 'copywriter',
   http: { method: 'GET', path: '/copywriter/jobs', status: 200 },
   scope: 'copywriter:read',
   subscription: null,
   idempotency: 'none',
   input: z.strictObject({
-    kind: z.enum(LIST_KINDS).optional().describe('Only content_job or autopilot rows; both when omitted.'),
+    kind: z.enum(LIST_KINDS).optional().describe('content_job or autopilot; default both.'),
     client_id: ClientFilter,
     status: z
       .enum(JOB_STATUSES)
       .optional()
       .describe(
-        'queued, researching, brief_ready (awaiting approval), generating_draft, completed, failed or draft (web-app, not started).',
+        'queued, researching, brief_ready (awaiting approval), generating_draft, completed, failed, draft (web app, not started).',
       ),
-    mode: z.enum(['auto', 'stepped']).optional().describe('auto or stepped (content jobs only).'),
+    mode: z.enum(['auto', 'stepped']).optional().describe('auto or stepped (jobs only).'),
     ...PaginationInput,
   }),
   output: listOf(ContentJobRowView),

@@ -55,26 +55,26 @@ export const ResearchPlatforms = z
   .max(RESEARCH_PLATFORMS.length)
   .refine((a) => new Set(a).size === a.length, { message: 'List each research platform once.' })
   .default(['organic'])
-  .describe('organic (Google web, default), google_video_pack, youtube_search, chatgpt, claude.');
+  .describe('organic (default), google_video_pack, youtube_search, chatgpt, claude.');
 
 /** The writing voices (content tools and client settings); each name says what it means. */
 export const TONES_HELP = 'clear_practical, expert_detailed, friendly_simple, technical_precise or persuasive_direct';
 
 const common = {
-  topic: shortText({ max: 300 }).describe('Primary keyword or topic, ≤ 300 chars.'),
+  topic: shortText({ max: 300 }).describe('Keyword or topic, ≤ 300 chars.'),
   client_id: ClientId,
   intent: z
     .enum(INTENTS)
     .default('educate')
-    .describe('educate (default): explain; discover: survey options; compete: compare; convert: sell.'),
+    .describe('educate (default), discover (survey options), compete (compare), convert (sell).'),
   location: shortText({ max: 200 }).optional().describe('SERP location, e.g. "Austin, TX"; default United States.'),
-  language: Language.default('en').describe('Language code, e.g. de or en-GB (default en).'),
+  language: Language.default('en').describe('e.g. de, en-GB (default en).'),
   research_platforms: ResearchPlatforms,
 };
 
 /** What a content job and an Autopilot run both take about the writing, with the same rules. */
 const writing = {
-  tone: z.enum(TONES).optional().describe(`Voice: ${TONES_HELP}; default the client's.`),
+  tone: z.enum(TONES).optional().describe(`${TONES_HELP}; default the client's.`),
   custom_instructions: longText({ min: 0, max: 4_000 }).optional().describe('Extra writing instructions.'),
   word_count_target: z
     .number()
@@ -82,7 +82,7 @@ const writing = {
     .min(100)
     .max(10_000)
     .optional()
-    .describe('Target words; default 1200 (article) or 800 (commercial_service).'),
+    .describe('100-10000 words; default 1200 (article), 800 (commercial_service).'),
 };
 
 export const CreateContentJobInput = z
@@ -91,22 +91,18 @@ export const CreateContentJobInput = z
     mode: z
       .enum(['auto', 'stepped'])
       .default('auto')
-      .describe('auto (default): one run to the draft; stepped: pause at brief_ready for approve_content_brief.'),
+      .describe('auto (default); stepped: pause at brief_ready for approve_content_brief.'),
     ...writing,
     project_mode: z
       .enum(['new', 'optimize'])
       .default('new')
-      .describe('new (default): write a new page; optimize: improve the page at source_url.'),
+      .describe('new (default) page, or optimize the page at source_url.'),
     page_contract: z
       .enum(PAGE_CONTRACTS)
       .optional()
-      .describe('article or commercial_service (a service page); required without draft_body.'),
-    source_url: shortText({ max: 2048 })
-      .optional()
-      .describe('Public page to improve; required with project_mode optimize.'),
-    draft_body: longText({ max: 200_000, trim: false })
-      .optional()
-      .describe('Your own markdown draft, used as is (no writing).'),
+      .describe('article or commercial_service (service page); required without draft_body.'),
+    source_url: shortText({ max: 2048 }).optional().describe('Page to improve (project_mode optimize).'),
+    draft_body: longText({ max: 200_000, trim: false }).optional().describe('Your own markdown draft, used as is.'),
   })
   .superRefine((v, ctx) => {
     if (!v.page_contract && !v.draft_body)
@@ -125,18 +121,16 @@ export const CreateContentJobInput = z
 
 export const CreateAutopilotInput = z.strictObject({
   ...common,
-  location: common.location.describe(
-    'SERP location, e.g. "Austin, TX"; default the client\'s service area, else United States.',
-  ),
+  location: common.location.describe("SERP location; default the client's service area, else United States."),
   ...writing,
-  context: longText({ min: 0, max: 2_000 }).optional().describe('Background on the page for the writer.'),
-  location_lat: z.number().min(-90).max(90).optional().describe('Latitude of location.'),
-  location_lng: z.number().min(-180).max(180).optional().describe('Longitude of location.'),
+  context: longText({ min: 0, max: 2_000 }).optional().describe('Background for the writer.'),
+  location_lat: z.number().min(-90).max(90).optional().describe('Latitude, -90 to 90.'),
+  location_lng: z.number().min(-180).max(180).optional().describe('Longitude, -180 to 180.'),
   allow_location_conflict: z
     .boolean()
     .default(false)
-    .describe("true: allow a location unlike the client's service area; default false."),
-  page_contract: z.enum(PAGE_CONTRACTS).describe('article or commercial_service (a service page).'),
+    .describe("true: allow a location outside the client's service area; default false."),
+  page_contract: z.enum(PAGE_CONTRACTS).describe('article or commercial_service (service page).'),
 });
 
 export const ContentJobCreated = z.object({

@@ -9,7 +9,7 @@ export const getOptimization = defineOperation({
   name: 'get_optimization',
   title: 'Get an optimization',
   description:
-    'An optimization at the chosen view. Long-poll with wait_seconds; once complete, score drafts with score_content.',
+    'An optimization in a view. Long-poll with wait_seconds; once complete, score drafts with score_content.',
   family: 'optimize',
   http: { method: 'GET', path: '/optimizations/:optimization_id', status: 200 },
   scope: 'optimize:read',
@@ -18,7 +18,7 @@ export const getOptimization = defineOperation({
   input: z.strictObject({
     optimization_id: shortText({ max: 64, trim: false }).describe('Optimization id (opt_...).'),
     view: ViewParam.default('summary').describe(
-      'status: record only; summary (default): + score, top 5 recommendations; full: + whole result, evidence (large).',
+      'status; summary (default): + score, top 5 recommendations; full: + whole result, evidence (large).',
     ),
     wait_seconds: WaitSeconds,
   }),

@@ -17,7 +17,7 @@ export const listOptimizations = defineOperation({
   input: z.strictObject({
     client_id: ClientFilter,
     status: OptimizationStatus.optional().describe('queued, running, complete or failed.'),
-    keyword: shortText({ max: 200, trim: false }).optional().describe('Text the keyword contains.'),
+    keyword: shortText({ max: 200, trim: false }).optional().describe('Substring of the keyword.'),
     url: shortText({ max: 2048, trim: false }).optional().describe('Exact page url.'),
     ...PaginationInput,
   }),

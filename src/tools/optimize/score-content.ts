@@ -12,19 +12,17 @@ export const scoreContent = defineOperation({
   name: 'score_content',
   title: 'Score draft content',
   description:
-    "Score a draft against a complete optimization's competitors (free). Loop: start_optimization, rewrite per recommendations, score_content.",
+    'Score a draft against a complete optimization (free); delta: since its last score. Loop: start_optimization, rewrite, score_content.',
   family: 'optimize',
   http: { method: 'POST', path: '/optimizations/:optimization_id/score', status: 200 },
   scope: 'optimize:run',
   subscription: 'plan_required',
   idempotency: 'none',
   input: z.strictObject({
-    optimization_id: shortText({ max: 64, trim: false }).describe('Optimization id (opt_..., complete).'),
-    content: longText({ max: MAX_CONTENT }).describe('The draft to score.'),
-    format: z
-      .enum(['html', 'markdown', 'text'])
-      .describe('html (page or fragment), markdown, or text (paragraphs at blank lines).'),
-    title: shortText({ max: 300 }).optional().describe("Title tag (overrides an HTML page's own)."),
+    optimization_id: shortText({ max: 64, trim: false }).describe('A complete optimization (opt_...).'),
+    content: longText({ max: MAX_CONTENT }).describe('The draft.'),
+    format: z.enum(['html', 'markdown', 'text']).describe('html (page or fragment), markdown, or text.'),
+    title: shortText({ max: 300 }).optional().describe("Title tag (replaces the page's)."),
     meta_description: longText({ max: 1000 }).optional().describe('Meta description.'),
     view: z
       .enum(SCORE_VIEWS)

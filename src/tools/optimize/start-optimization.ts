@@ -19,7 +19,7 @@ export const startOptimization = defineOperation({
   name: 'start_optimization',
   title: 'Start an optimization',
   description:
-    'Score a public page against the pages ranking for its keyword (optimize_page usage). Answers 202; poll get_optimization.',
+    'Score a public page against the pages ranking for its keyword (optimize_page usage). 202; poll get_optimization.',
   family: 'optimize',
   http: { method: 'POST', path: '/optimize', status: 202 },
   scope: 'optimize:run',
@@ -31,23 +31,23 @@ export const startOptimization = defineOperation({
     language: identifier(z.string().trim().min(1).max(10))
       .regex(/^[A-Za-z0-9-]+$/, 'Use a language code such as en-US.')
       .default('en-US')
-      .describe('Language code, e.g. de or en-GB (default en-US).'),
+      .describe('e.g. de, en-GB (default en-US).'),
     client_id: ClientId.optional(),
     exclude_domains: z
       .array(shortText({ max: 253 }))
       .max(50)
       .optional()
-      .describe('Domains never counted as competitors.'),
+      .describe('≤ 50 domains, never competitors.'),
     competitor_urls: z
       .array(shortText({ max: 2048 }))
       .min(1)
       .max(20)
       .optional()
-      .describe('Pages to compare with instead of search results (relevance-tested).'),
+      .describe('1-20 pages to compare with instead of search results.'),
     force_competitors: z
       .boolean()
       .optional()
-      .describe('With competitor_urls: keep every fetched page (no relevance test or site cap).'),
+      .describe('Keep every competitor_urls page (no relevance test or site cap).'),
   }),
   output: OptimizationRecord,
   errors: [

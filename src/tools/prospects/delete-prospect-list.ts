@@ -16,7 +16,7 @@ export const deleteProspectList = defineOperation({
   input: z.strictObject({
     client_id: ClientIdParam,
     list_id: ListIdParam,
-    name: shortText({ max: 200, trim: false }).describe("The list's exact current name."),
+    name: shortText({ max: 200, trim: false }).describe('Exact current name, to confirm.'),
   }),
   output: z.object({
     deleted: z.literal(true),

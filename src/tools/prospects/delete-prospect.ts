@@ -17,7 +17,7 @@ export const deleteProspect = defineOperation({
   input: z.strictObject({
     client_id: ClientIdParam,
     list_id: ListIdParam,
-    url: shortText({ max: MAX_PROSPECT_URL_LENGTH, trim: false }).describe("The item's exact saved url."),
+    url: shortText({ max: MAX_PROSPECT_URL_LENGTH, trim: false }).describe('Exact saved url, to confirm.'),
   }),
   output: z.object({ deleted: z.literal(true), item_id: z.string(), list_id: z.string(), url: z.string() }),
   errors: [

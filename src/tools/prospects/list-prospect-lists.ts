@@ -7,7 +7,7 @@ import { ClientIdParam, ProspectListRecord } from './schemas.ts';
 export const listProspectLists = defineOperation({
   name: 'list_prospect_lists',
   title: 'List prospect lists',
-  description: "A client's outreach lists, recently updated first, with item counts per status.",
+  description: "A client's outreach lists, recently updated first, with counts per status.",
   family: 'prospector',
   http: { method: 'GET', path: '/clients/:client_id/prospect-lists', status: 200 },
   scope: 'prospector:read',

@@ -21,7 +21,7 @@ export const Line = (max: number) => shortText({ max });
 export const FreeText = (max: number) => longText({ min: 0, max, trim: false });
 
 export { ClientId as ClientIdParam } from '../common/schemas.ts';
-export const ListIdParam = Uuid.describe('Prospect list id.');
+export const ListIdParam = Uuid.describe('List id.');
 
 /** The values of the input enums, with what each means (each tool's field description starts from these). */
 export const OPPORTUNITY_TYPES_HELP =

@@ -23,9 +23,9 @@ export const updateProspect = defineOperation({
   input: z.strictObject({
     client_id: ClientIdParam,
     list_id: ListIdParam,
-    item_id: Uuid.describe('Prospect item id.'),
+    item_id: Uuid.describe('Item id.'),
     status: ProspectStatus.optional().describe(`New status: ${PROSPECT_STATUSES_HELP}.`),
-    notes: FreeText(10_000).nullable().optional().describe('Replaces the notes; null clears them.'),
+    notes: FreeText(10_000).nullable().optional().describe('Replaces the notes; null clears.'),
   }),
   output: ProspectItemRecord,
   errors: ['invalid_input', 'idempotency_key_required', 'idempotency_key_reused', 'idempotency_key_in_use'],

@@ -8,7 +8,7 @@ export const deleteTrackerProject = defineOperation({
   name: 'delete_tracker_project',
   title: 'Delete a tracker project',
   description:
-    'Delete a project with its scans and results, confirmed by its exact current name (else 409); refused while a scan runs.',
+    'Delete a project, its scans and results; confirm with its exact name (else 409). Refused while a scan runs.',
   family: 'tracker',
   http: { method: 'DELETE', path: '/reporter/projects/:project_id', status: 200 },
   scope: 'reporter:write',
@@ -16,7 +16,7 @@ export const deleteTrackerProject = defineOperation({
   idempotency: 'required',
   input: z.strictObject({
     project_id: ProjectIdParam,
-    name: shortText({ max: 200, trim: false }).describe('Exact current project name, as confirmation.'),
+    name: shortText({ max: 200, trim: false }).describe('Exact current name, to confirm.'),
   }),
   output: z.object({
     deleted: z.literal(true),

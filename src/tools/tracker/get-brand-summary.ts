@@ -10,7 +10,7 @@ export const getBrandSummary = defineOperation({
   name: 'get_brand_summary',
   title: 'Get brand summary',
   description:
-    "A client's AI visibility per AI platform: answers mentioning and citing the brand, top cited URLs; no-data platforms are in coverage.missing.",
+    "A client's AI visibility per platform: answers mentioning and citing the brand, top cited URLs; no data: coverage.missing.",
   family: 'tracker',
   http: { method: 'GET', path: '/reporter/brand-summary', status: 200 },
   scope: 'reporter:read',

@@ -7,7 +7,7 @@ export const getTrackerProject = defineOperation({
   name: 'get_tracker_project',
   title: 'Get a tracker project',
   description:
-    "A project's settings, queries, SPI (Search Presence Index, 0-100) per platform and overall, and latest_run (poll after start_tracker_scan).",
+    "A project's settings, queries, SPI (Search Presence Index, 0-100) per platform and overall, latest_run (poll after a scan).",
   family: 'tracker',
   http: { method: 'GET', path: '/reporter/projects/:project_id', status: 200 },
   scope: 'reporter:read',

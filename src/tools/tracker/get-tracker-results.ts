@@ -15,8 +15,7 @@ import {
 export const getTrackerResults = defineOperation({
   name: 'get_tracker_results',
   title: 'Get tracker results',
-  description:
-    'Per-query results by platform (snapshot picks the runs). Platforms without data are in coverage.missing, never zero.',
+  description: 'Per-query results by platform; platforms without data are in coverage.missing, never zero.',
   family: 'tracker',
   http: { method: 'GET', path: '/reporter/projects/:project_id/results', status: 200 },
   scope: 'reporter:read',
@@ -25,11 +24,9 @@ export const getTrackerResults = defineOperation({
   input: z.strictObject({
     project_id: ProjectIdParam,
     snapshot: SnapshotMethod.default('latest_per_platform').describe(
-      "latest_per_platform (default): each platform's newest successful result; latest_run: the last finished run.",
+      "latest_per_platform (default): each platform's newest result; latest_run: the last run.",
     ),
-    platform: Platform.optional().describe(
-      'Only this platform: organic (Google), chatgpt, perplexity, claude or google_ai_overview.',
-    ),
+    platform: Platform.optional().describe('organic, chatgpt, perplexity, claude or google_ai_overview.'),
   }),
   output: z.object({
     project_id: z.string(),

@@ -7,8 +7,7 @@ import { Coverage, Overall, Platform, ResultStatus, ScanStatus } from './schemas
 export const getTrackerSummary = defineOperation({
   name: 'get_tracker_summary',
   title: 'Get tracker summary',
-  description:
-    'Scorecards of tracker projects, newest first: SPI per project and platform with denominators, plus the pooled SPI.',
+  description: 'Tracker scorecards, newest first: SPI per project and platform with denominators, and pooled.',
   family: 'tracker',
   http: { method: 'GET', path: '/reporter/summary', status: 200 },
   scope: 'reporter:read',

@@ -6,8 +6,7 @@ import { Platform, ProjectIdParam, ScanStatus } from './schemas.ts';
 export const getTrackerTrends = defineOperation({
   name: 'get_tracker_trends',
   title: 'Get tracker trends',
-  description:
-    "A project's daily SPI (UTC) for the last `days` days; days without a successful run are gaps (spi null), not zeros.",
+  description: "A project's daily SPI (UTC) over `days`; days without a successful run are gaps (spi null), not zeros.",
   family: 'tracker',
   http: { method: 'GET', path: '/reporter/projects/:project_id/trends', status: 200 },
   scope: 'reporter:read',

@@ -15,7 +15,7 @@ const LANGUAGE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/;
  */
 export const projectFields = {
   name: shortText({ max: PROJECT_LIMITS.name }).describe(`Project name, ≤ ${PROJECT_LIMITS.name} chars.`),
-  domain: shortText({ max: DOMAIN_MAX }).describe('Brand website host, e.g. example.com; subdomains count too.'),
+  domain: shortText({ max: DOMAIN_MAX }).describe('Brand host, e.g. example.com (and subdomains).'),
   query_kind: z
     .enum(['keywords', 'prompts'])
     .describe('keywords (search terms) or prompts (questions for AI platforms).'),
@@ -24,12 +24,12 @@ export const projectFields = {
     .min(1)
     .max(PROJECT_LIMITS.queries)
     .describe(
-      `Keywords or prompts, ≤ ${PROJECT_LIMITS.queryLength} chars each. A scan costs 1 unit per query and platform.`,
+      `1-${PROJECT_LIMITS.queries}, ≤ ${PROJECT_LIMITS.queryLength} chars each; a scan costs 1 unit per query and platform.`,
     ),
   brand_names: z
     .array(shortText({ max: 200 }))
     .max(PROJECT_LIMITS.brandNames)
-    .describe('Names that count as a brand mention; the domain always counts.'),
+    .describe(`≤ ${PROJECT_LIMITS.brandNames} names counted as mentions, besides the domain.`),
   platforms: z
     .array(Platform)
     .min(1)

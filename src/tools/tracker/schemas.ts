@@ -5,7 +5,7 @@ import { TRACKER_PLATFORMS } from '../../engine/tracker/types.ts';
 export const Platform = z.enum(TRACKER_PLATFORMS);
 export const ScanStatus = z.enum(['queued', 'running', 'complete', 'partial', 'failed']);
 export const ResultStatus = z.enum(['complete', 'partial', 'failed']);
-export const ProjectIdParam = Uuid.describe('Tracker project id.');
+export const ProjectIdParam = Uuid.describe('Project id.');
 
 export const ProjectRecord = z.object({
   project_id: z.string(),

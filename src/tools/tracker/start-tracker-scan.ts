@@ -7,7 +7,7 @@ export const startTrackerScan = defineOperation({
   name: 'start_tracker_scan',
   title: 'Start a tracker scan',
   description:
-    "Measure a project's queries on each configured platform (1 usage unit per query and platform). Answers 202; poll get_tracker_project.",
+    "Measure a project's queries on its platforms (1 unit per query and platform). 202; poll get_tracker_project.",
   family: 'tracker',
   http: { method: 'POST', path: '/reporter/projects/:project_id/scans', status: 202 },
   scope: 'reporter:run',

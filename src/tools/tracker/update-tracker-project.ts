@@ -11,8 +11,7 @@ const SETTINGS = Object.keys(projectFields);
 export const updateTrackerProject = defineOperation({
   name: 'update_tracker_project',
   title: 'Update a tracker project',
-  description:
-    "Change a project's settings: only fields sent change (at least one); location null clears it. Default brand names follow a new domain.",
+  description: "Change a project's settings: only fields sent (at least one). Default brand names follow a new domain.",
   family: 'tracker',
   http: { method: 'PATCH', path: '/reporter/projects/:project_id', status: 200 },
   scope: 'reporter:write',

@@ -6,7 +6,7 @@ import { BASE_UNITS, METERED_OPERATIONS } from '../../engine/usage.ts';
 export const estimateUsage = defineOperation({
   name: 'estimate_usage',
   title: 'Estimate usage',
-  description: 'Units an operation would reserve, its pool impact, and whether it would be refused now.',
+  description: 'Units an operation would reserve, its pool impact, whether it would be refused now.',
   family: 'usage',
   http: { method: 'GET', path: '/usage/estimate', status: 200 },
   scope: null,
@@ -15,7 +15,7 @@ export const estimateUsage = defineOperation({
   input: z.strictObject({
     operation: z
       .enum(METERED_OPERATIONS)
-      .describe('content_job, autopilot, optimize_page or tracker_scan (one query on one platform).'),
+      .describe('content_job, autopilot, optimize_page or tracker_scan (one query, one platform).'),
   }),
   output: z.object({
     operation: z.enum(METERED_OPERATIONS),

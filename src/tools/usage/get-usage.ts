@@ -19,7 +19,7 @@ export const UsageOutput = z.object({
 export const getUsage = defineOperation({
   name: 'get_usage',
   title: 'Get usage',
-  description: 'Pooled usage: rolling 24-hour and 7-day windows with used, reserved and remaining units.',
+  description: 'Pooled usage: rolling 24-hour and 7-day used, reserved and remaining units.',
   family: 'usage',
   http: { method: 'GET', path: '/usage', status: 200 },
   scope: null,

@@ -63,9 +63,7 @@ const inputSchemas = new WeakMap<AnyOperation, z.ZodObject>();
 export function toolInputSchema(op: AnyOperation): z.ZodObject {
   const cached = inputSchemas.get(op);
   if (cached) return cached;
-  const key = z
-    .string()
-    .describe('Retry key: reuse it to retry; the same key and arguments answer the first result, no new work.');
+  const key = z.string().describe('Reuse to retry: the first answer, no new work.');
   const schema: z.ZodObject =
     op.idempotency === 'none'
       ? op.input
@@ -81,12 +79,10 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
 }
 
 /**
- * A tool's output schema: the names of its body's fields, open enough that the error body of a failed call (its
+ * Every tool's output schema: an open object (compact-schema.ts says why), so the error body of a failed call (its
  * structured content, as REST answers it) validates too: 2025-era clients check structured content against it.
  */
-function outputSchemaOf(op: AnyOperation): Tool['outputSchema'] {
-  return compactOutputSchema(jsonSchema(op.output, 'output')) as Tool['outputSchema'];
-}
+const OUTPUT_SCHEMA = compactOutputSchema() as Tool['outputSchema'];
 
 /** The tool list: compact input and output schemas from the operations (compact-schema.ts). */
 const definitionCache = new WeakMap<readonly AnyOperation[], Record<Era, Tool[]>>();
@@ -101,7 +97,7 @@ export function toolDefinitions(operations: readonly AnyOperation[], era: Era): 
       title: op.title,
       description: op.description,
       inputSchema: compactInputSchema(jsonSchema(toolInputSchema(op), 'input')) as Tool['inputSchema'],
-      outputSchema: outputSchemaOf(op),
+      outputSchema: OUTPUT_SCHEMA,
       annotations: op.annotations,
       ...(op.task && era === 'legacy' ? { execution: { taskSupport: 'optional' as const } } : {}),
       ...(app ? { _meta: app } : {}),
