@@ -13,7 +13,7 @@
  * import-duplicates.ts chooses, and the others are reported as duplicates. `strict` is all or nothing: any refused
  * file fails the run with all of them named and nothing written.
  *
- * Each file is read once: a few at a time (reading, gunzipping and compressing run on zlib's and libuv's threads
+ * Each file is read once (a duplicate tied on its URL's source again, to measure its text): a few at a time (reading, gunzipping and compressing run on zlib's and libuv's threads
  * while the event loop finds URLs), their records written in path order to a file beside `out`, and the kept
  * records appended to `out` in one copy at the end, so a failure part way leaves `out` as it was.
  */
@@ -29,7 +29,7 @@ import { headEnd } from './html-head.ts';
 import { pageTextLength, resolveDuplicates } from './import-duplicates.ts';
 import type { DuplicateUrl } from './import-duplicates.ts';
 import { findSavedPageUrl } from './page-url.ts';
-import type { PageUrlSource, SkippedPageUrl } from './page-url.ts';
+import type { PageUrlSearch, PageUrlSource, SkippedPageUrl } from './page-url.ts';
 import { normalizeArchiveUrl } from './url.ts';
 import { serializeExchange, serializeWarcinfo } from './writer.ts';
 import type { RecordIdFn, WarcWriteOptions } from './writer.ts';
@@ -258,13 +258,20 @@ async function prepareFile(
   } catch (err) {
     return `cannot be read: ${errorText(err)}`;
   }
-  const charset = savedPageCharset(bytes);
-  const fallback = input.baseUrl === undefined ? null : joinBaseUrl(input.baseUrl, file.relative);
-  const head = decodeHead(bytes, charset);
-  let search = findSavedPageUrl(head.text, fallback);
-  // No canonical link in the head: the body may have one (or an og:url), so the page is decoded whole and searched.
-  if (search.found?.source !== 'canonical' && !head.whole) {
-    search = findSavedPageUrl(decodeBody(bytes, `text/html; charset=${charset}`).text, fallback);
+  let charset: string;
+  let search: PageUrlSearch;
+  try {
+    charset = savedPageCharset(bytes);
+    const fallback = input.baseUrl === undefined ? null : joinBaseUrl(input.baseUrl, file.relative);
+    const head = decodeHead(bytes, charset);
+    search = findSavedPageUrl(head.text, fallback);
+    // No canonical link in the head: the body may have one (or an og:url), so the page is decoded whole and searched.
+    if (search.found?.source !== 'canonical' && !head.whole) {
+      search = findSavedPageUrl(decodeBody(bytes, `text/html; charset=${charset}`).text, fallback);
+    }
+  } catch (err) {
+    // One page that trips the decoder or the parser is that page's problem, not the import's.
+    return `cannot be read as HTML: ${errorText(err)}`;
   }
   const { found, skipped } = search;
   if (!found) return noUrlReason(skipped);
