@@ -288,7 +288,9 @@ export function registerArchiveCommands(program: Command, deps: ArchiveCommandDe
       } else {
         const notes = [
           ...(result.refused.length > 0 ? [`${result.refused.length} refused`] : []),
-          ...(result.duplicates.length > 0 ? [`${result.duplicates.length} duplicates left out`] : []),
+          ...(result.duplicates.length > 0
+            ? [`${result.duplicates.length} ${result.duplicates.length === 1 ? 'duplicate' : 'duplicates'} left out`]
+            : []),
         ];
         deps.stdout(
           `imported ${result.imported.length} pages into ${result.out}${notes.length > 0 ? `; ${notes.join(', ')}` : ''}`,
