@@ -52,7 +52,10 @@ export interface App {
   database: OpenedDatabase;
   engine: Engine;
   operations: readonly AnyOperation[];
-  /** Starts the runner and the maintenance loop (idempotency reaper, usage reconciler). */
+  /**
+   * Starts the runner and the maintenance loop (idempotency reaper, usage reconciler), and the web archive's index
+   * build without waiting for it (its state: /readyz).
+   */
   startBackground(): Promise<void>;
   /** Serves REST, MCP and health on host:port; resolves with the bound port. */
   listen(host?: string, port?: number): Promise<{ port: number; url: string }>;
@@ -141,7 +144,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const sharedLimiter = (prefix: string) =>
     database.dialect === 'postgres' ? createSharedRateLimiter(database.db, clock, prefix, database.stats) : undefined;
 
-  const built = buildProviders(config, { clock });
+  const built = buildProviders(config, { clock, logger });
   const oauth = buildOAuth(config, { db: database.db, clock });
   // Several processes on one PostgreSQL wake each other when work is accepted (LISTEN/NOTIFY); SQLite has one.
   const wake =
@@ -198,6 +201,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   let maintenance: NodeJS.Timeout | undefined;
   let boundPort = 0;
   let boundHost = config.AGENT_API_HOST;
+  /** The web archive's index build started by startBackground, and whether close() stopped it on purpose. */
+  let warming: Promise<void> | undefined;
+  let closing = false;
 
   async function maintain(): Promise<void> {
     try {
@@ -215,9 +221,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     engine,
     operations,
     async startBackground() {
-      // The archive index is built (or opened) before any database work starts: building it is seconds of CPU on
-      // this event loop, and a write transaction waiting behind it would hold the database lock from other processes.
-      await built.warm().catch((err: unknown) => logger.warn({ err }, 'web archive could not be loaded'));
+      // The archive's indexes build (or open) in the background: the server answers meanwhile (/readyz says 503
+      // with the pages indexed so far, /healthz 200) and runs that search or fetch the archive wait for it. Page
+      // extraction, the costly part, runs in worker threads, so this event loop stays free for requests and for the
+      // runner's transactions.
+      warming = built.warm().catch((err: unknown) => {
+        if (!closing) logger.warn({ err }, 'web archive could not be loaded');
+      });
       await maintain();
       maintenance = setInterval(() => void maintain(), MAINTENANCE_MS);
       maintenance.unref();
@@ -249,6 +259,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         toolsets: config.AGENT_API_TOOLSETS,
         textMode: config.AGENT_API_MCP_TEXT,
         oauth,
+        indexing: built.indexing,
         mcpLimits: {
           maxSessionsPerKey: config.AGENT_API_MCP_MAX_SESSIONS_PER_KEY,
           maxSessions: config.AGENT_API_MCP_MAX_SESSIONS,
@@ -357,6 +368,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       return { port: boundPort, url: `http://${shown}:${boundPort}` };
     },
     async close(graceMs = 10_000) {
+      closing = true;
       if (maintenance) clearInterval(maintenance);
       // Long-polls and follows answer the state they have now instead of holding their requests open.
       engine.changes.closeAll();
@@ -364,6 +376,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       else await http?.mcp.close();
       await engine.runner.stop(graceMs);
       await Promise.all([built.close(), oauth.close(), wake?.close(), providerSlots?.close()]);
+      // Closing the providers stopped a build under way; it must be over before the process may exit.
+      await warming;
       await database.close();
     },
   };

@@ -7,9 +7,12 @@ import { createExternalIssuer } from './engine/oauth/external-issuer.ts';
 import type { OAuthServices } from './engine/oauth/services.ts';
 import { createTokenService } from './engine/oauth/tokens.ts';
 import type { EngineProviders } from './engine/providers.ts';
-import { extract } from './engine/analysis/extract/index.ts';
+import type { Logger } from './logger.ts';
 import pkg from '../package.json' with { type: 'json' };
+import { ARCHIVE_EXTRACTOR_ID, archiveExtractText, startArchiveIndexWorkers } from './archive-index.ts';
 import { createWebArchive, defaultIndexDir } from './providers/web/archive/archive.ts';
+import { createIndexProgress } from './providers/web/archive/index-progress.ts';
+import type { IndexProgressReport, IndexingStatus } from './providers/web/archive/index-progress.ts';
 import { createArchiveFetcher } from './providers/web/archive/fetcher.ts';
 import { checkUrl, createSafeFetcher, parseAllowList } from './providers/web/safe-fetch.ts';
 import { createArchiveSearch } from './providers/search/archive-search.ts';
@@ -19,27 +22,39 @@ import { createProviderRegistry } from './providers/registry.ts';
 /**
  * Part of the composition root: the concrete providers for a configuration. The web archive (the sample archive
  * unless AGENT_API_WEB_ARCHIVE names another) answers first; URLs it lacks go live through the SSRF-safe fetcher
- * unless AGENT_API_OFFLINE=1. Its indexes live in AGENT_API_ARCHIVE_INDEX_DIR (default: beside the database).
+ * unless AGENT_API_OFFLINE=1. Its indexes live in AGENT_API_ARCHIVE_INDEX_DIR (default: beside the database); a
+ * build reports its progress to the logger and its state through `indexing()` (for /readyz).
  */
 export function buildProviders(
   config: Config,
-  deps: { clock: Clock },
-): { providers: EngineProviders; warm(): Promise<void>; close(): Promise<void> } {
+  deps: { clock: Clock; logger?: Logger },
+): {
+  providers: EngineProviders;
+  warm(): Promise<void>;
+  indexing(): IndexingStatus;
+  close(): Promise<void>;
+} {
   const allow = parseAllowList(config.AGENT_API_TEST_FETCH_ALLOW);
+  const progress = createIndexProgress({ clock: deps.clock, report: (r) => logIndexProgress(deps.logger, r) });
   const archive = createWebArchive({
     path: config.AGENT_API_WEB_ARCHIVE || SAMPLE_ARCHIVE_PATH,
     indexDir: config.AGENT_API_ARCHIVE_INDEX_DIR ?? defaultIndexDir(config.AGENT_API_DB),
+    onRecord: progress.records,
   });
   const live = createSafeFetcher({ allow, clock: deps.clock, extraCa: extraCa(config) });
   const fetcher = createArchiveFetcher({ archive, fallback: live, offline: config.AGENT_API_OFFLINE });
   const archiveSearch = createArchiveSearch({
     archive,
     clock: deps.clock,
-    // Named with the package version, so a release whose extractor reads pages differently indexes them again.
-    extractorId: `analysis-${pkg.version}`,
-    extractText: (html, url) => {
-      const e = extract(html, { url });
-      return { title: e.title, text: e.mainText };
+    extractorId: ARCHIVE_EXTRACTOR_ID,
+    extractText: archiveExtractText,
+    onIndexPage: progress.pages,
+    workers: async () => {
+      const workers = await startArchiveIndexWorkers((err) =>
+        deps.logger?.warn({ err }, 'an archive index worker failed; its pages are indexed in the main thread'),
+      );
+      deps.logger?.info({ threads: workers?.threads ?? 0 }, "indexing the web archive's pages");
+      return workers;
     },
   });
   const registry = createProviderRegistry(config, { archiveSearch, clock: deps.clock });
@@ -53,12 +68,42 @@ export function buildProviders(
       checkUrl: (url) => checkUrl(url, { allow }),
     },
     /** Opens the archive's indexes (building them when this archive content has none) ahead of the first request. */
-    warm: () => archiveSearch.warm(),
+    warm: async () => {
+      progress.begin();
+      try {
+        await archiveSearch.warm();
+        progress.ready();
+      } catch (err) {
+        progress.failed();
+        throw err;
+      }
+    },
+    indexing: () => progress.status(),
     // Together: closing the archive stops an index build the search may be waiting on.
     close: async () => {
       await Promise.all([live.close(), archiveSearch.close(), archive.close()]);
     },
   };
+}
+
+/** A build's progress on the log (stderr): one line at most every 2 s, then one when it is done. */
+function logIndexProgress(logger: Logger | undefined, r: IndexProgressReport): void {
+  const indexing = {
+    phase: r.phase,
+    done: r.done,
+    total: r.total,
+    per_second: r.perSecond,
+    seconds_left: r.secondsLeft,
+    elapsed_seconds: r.elapsedSeconds,
+  };
+  if (r.kind === 'done') logger?.info({ indexing }, 'web archive indexed');
+  else
+    logger?.info(
+      { indexing },
+      r.phase === 'records'
+        ? `indexing the web archive: ${r.done} records read`
+        : `indexing the web archive: ${r.done} of ${r.total} pages${r.secondsLeft === null ? '' : `, about ${r.secondsLeft} s left`}`,
+    );
 }
 
 /** The test-only extra CA of the SSRF-safe fetcher (AGENT_API_TEST_FETCH_CA), read once. */

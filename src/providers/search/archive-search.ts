@@ -10,10 +10,11 @@ import { systemClock } from '../../clock.ts';
 import type { TimeSource } from '../../clock.ts';
 import { ProviderError } from '../types.ts';
 import type { SearchOptions, SearchProvider, SearchResponse } from '../types.ts';
-import type { WebArchive } from '../web/archive/archive.ts';
+import type { ArchiveIndex, WebArchive } from '../web/archive/archive.ts';
 import { fallbackExtractText } from '../web/archive/fallback-extract.ts';
 import type { ExtractText } from '../web/archive/fallback-extract.ts';
 import { buildAndOpen } from '../web/archive/index-file.ts';
+import type { PageTextWorkers } from '../web/archive/page-text-workers.ts';
 import { SEARCH_INDEX_FORMAT, buildSearchIndex, openSearchIndex } from '../web/archive/search-index.ts';
 import type { SearchIndex, SearchRanking } from '../web/archive/search-index.ts';
 import { pairs } from '../web/archive/snippet.ts';
@@ -32,8 +33,13 @@ export type ArchiveSearchOptions = Extractor & {
   clock?: TimeSource;
   /** Title weight and pair weight; the defaults suit pages of a few hundred to a few thousand words. */
   ranking?: SearchRanking;
-  /** Called after each page indexed while the search index is built. */
-  onIndexPage?: (done: number) => void;
+  /** Called with 0 of the total, then after each page indexed, while the search index is built. */
+  onIndexPage?: (done: number, total: number) => void;
+  /**
+   * Starts worker threads for a build (they extract pages' text with the same extractor as `extractText`); null or
+   * a failure: the build runs in this thread. Asked for only when an index is built, and closed after it.
+   */
+  workers?: () => Promise<PageTextWorkers | null>;
 };
 
 const MAX_RESULTS = 10;
@@ -54,6 +60,12 @@ function slug(id: string): string {
   );
 }
 
+/** Where the search index of `records` built by the extractor `extractorId` lives. */
+export function searchIndexPath(records: ArchiveIndex, extractorId: string): string {
+  // The format is in the name: another version of the index is another file, never misread.
+  return records.companionPath(`search-v${SEARCH_INDEX_FORMAT}-${slug(extractorId)}`);
+}
+
 /** The `archive` SearchProvider: organic results ranked over the web archive. */
 export function createArchiveSearch(options: ArchiveSearchOptions): SearchProvider & {
   /** Opens the index now, building it when needed (it is otherwise opened on the first search). */
@@ -69,14 +81,26 @@ export function createArchiveSearch(options: ArchiveSearchOptions): SearchProvid
 
   const openIndex = async (signal: AbortSignal): Promise<SearchIndex> => {
     const records = await options.archive.open();
-    // The format is in the name: another version of the index is another file, never misread.
-    const path = records.companionPath(`search-v${SEARCH_INDEX_FORMAT}-${slug(extractorId)}`);
-    const { value } = await buildAndOpen(
-      path,
-      (temp) => buildSearchIndex(temp, records, { key: records.key, extractText, signal, onPage: options.onIndexPage }),
-      (file) => openSearchIndex(file, records.key, options.ranking),
-      { signal },
-    );
+    const path = searchIndexPath(records, extractorId);
+    // The total is known before the index is built or found (or another process is seen building it).
+    options.onIndexPage?.(0, records.pageCount());
+    const build = async (temp: string) => {
+      const workers = (await options.workers?.().catch(() => null)) ?? null;
+      try {
+        return await buildSearchIndex(temp, records, {
+          key: records.key,
+          extractText,
+          texts: workers?.text,
+          signal,
+          onPage: options.onIndexPage,
+        });
+      } finally {
+        await workers?.close();
+      }
+    };
+    const { value } = await buildAndOpen(path, build, (file) => openSearchIndex(file, records.key, options.ranking), {
+      signal,
+    });
     return value;
   };
   const indexFor = (): Promise<SearchIndex> => {

@@ -18,6 +18,7 @@ import { mountMetrics } from './metrics.ts';
 import type { Pool } from 'pg';
 import { createRateLimiter, type RequestLimiter } from '../../engine/rate-limit.ts';
 import type { OAuthServices } from '../../engine/oauth/services.ts';
+import type { IndexingStatus } from '../../providers/web/archive/index-progress.ts';
 import { challengeFor } from './oauth/challenge.ts';
 import { isOpenOAuthPath, mountOAuth } from './oauth/index.ts';
 
@@ -46,6 +47,8 @@ export interface HttpAppDeps {
   textMode?: 'summary' | 'json';
   /** OAuth for remote MCP clients (docs/oauth.md); absent: API keys only. */
   oauth?: OAuthServices | null;
+  /** The web archive's index build, for /readyz; absent: never indexing. */
+  indexing?: () => IndexingStatus;
 }
 
 /**
@@ -101,7 +104,8 @@ export function createHttpApp(deps: HttpAppDeps) {
     return c.json({ status: 'ok', version: deps.version });
   });
   // Readiness, for a load balancer: the database answers and holds every migration this version needs (another
-  // process may still be migrating a fresh PostgreSQL). 503 otherwise, so traffic goes elsewhere.
+  // process may still be migrating a fresh PostgreSQL), and the web archive is not being indexed (searches would
+  // wait for it). 503 otherwise, so traffic goes elsewhere.
   app.get('/readyz', async (c) => {
     const expected = expectedMigrations(engine.db);
     let missing: string[];
@@ -116,6 +120,14 @@ export function createHttpApp(deps: HttpAppDeps) {
       return errorResponse(
         c,
         new ApiError('service_unavailable', 'Migrations are not all applied yet.', { missing_migrations: missing }),
+      );
+    const indexing = deps.indexing?.();
+    if (indexing?.state === 'indexing')
+      return errorResponse(
+        c,
+        new ApiError('service_unavailable', 'The web archive is being indexed.', {
+          indexing: { phase: indexing.phase, done: indexing.done, total: indexing.total },
+        }),
       );
     return c.json({ status: 'ready', database: dialectOf(engine.db), migrations: expected.length });
   });

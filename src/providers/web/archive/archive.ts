@@ -52,6 +52,8 @@ export interface WebArchiveOptions {
   indexDir?: string;
   /** Milliseconds, for the open timing; defaults to performance.now. */
   now?: () => number;
+  /** Called after each record read while the URL index is built, for progress. */
+  onRecord?: (read: number) => void;
 }
 
 /**
@@ -126,7 +128,7 @@ export function createWebArchive(options: WebArchiveOptions): WebArchive {
     const indexPath = `${base}.records.sqlite`;
     const { value: index, built } = await buildAndOpen(
       indexPath,
-      (temp) => buildRecordIndex(temp, files, { key, signal }),
+      (temp) => buildRecordIndex(temp, files, { key, signal, onRecord: options.onRecord }),
       (path) => openRecordIndex(path, files, key),
       { signal },
     );

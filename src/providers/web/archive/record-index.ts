@@ -49,6 +49,8 @@ export interface RecordIndex {
   get(url: string): Promise<ArchivedRecord | undefined>;
   /** HTML pages with status 200 in URL order, `limit` at a time after the URL `after` (null: from the start). */
   pages(after: string | null, limit: number): ArchivedEntry[];
+  /** How many pages `pages` answers in all. */
+  pageCount(): number;
   close(): Promise<void>;
 }
 
@@ -128,6 +130,8 @@ export interface BuildRecordIndexOptions {
   /** Stored in the index so a reader can check it opened the index it meant to. */
   key: string;
   signal?: AbortSignal;
+  /** Called after each record read, with the number read so far (the total is known only at the end). */
+  onRecord?: (read: number) => void;
 }
 
 /** Writes the URL table of `files` to a new database at `target`. */
@@ -150,6 +154,7 @@ export async function buildRecordIndex(
         bytes)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     db.exec('BEGIN');
+    let read = 0;
     for (const [i, file] of files.entries()) {
       addFile.run(i + 1, file.name, file.sha256, file.bytes);
       for await (const { record: r, location } of scanWarcFile(file.path)) {
@@ -176,6 +181,7 @@ export async function buildRecordIndex(
           bodyId,
           r.payload.byteLength,
         );
+        options.onRecord?.(++read);
       }
     }
     db.exec(RESOLVE);
@@ -243,10 +249,9 @@ export function openRecordIndex(path: string, files: readonly ArchiveFile[], key
   const byUrl = db.prepare('SELECT * FROM records WHERE url = ?');
   const body = db.prepare('SELECT payload FROM bodies WHERE id = ?').pluck();
   const bodyId = db.prepare('SELECT body_id, body_file_id, body_url FROM records WHERE url = ?');
-  const pageRows = db.prepare(
-    `SELECT * FROM records WHERE status = 200 AND content_type IN (${HTML_MIMES.map(() => '?').join(', ')})
-       AND url > ? ORDER BY url LIMIT ?`,
-  );
+  const isPage = `status = 200 AND content_type IN (${HTML_MIMES.map(() => '?').join(', ')})`;
+  const pageRows = db.prepare(`SELECT * FROM records WHERE ${isPage} AND url > ? ORDER BY url LIMIT ?`);
+  const pageTotal = db.prepare(`SELECT count(*) FROM records WHERE ${isPage}`).pluck();
   let closed = false;
 
   const entry = (url: string): ArchivedEntry | undefined => {
@@ -292,6 +297,9 @@ export function openRecordIndex(path: string, files: readonly ArchiveFile[], key
     pages(after, limit) {
       if (closed) return [];
       return (pageRows.all(...HTML_MIMES, after ?? '', limit) as Row[]).map((r) => toEntry(r, fileOf));
+    },
+    pageCount() {
+      return closed ? 0 : (pageTotal.get(...HTML_MIMES) as number);
     },
     async close() {
       if (closed) return;

@@ -16,11 +16,11 @@
  */
 import Database from '../../../sqlite-driver.ts';
 import type { Statement } from 'better-sqlite3';
-import { decodeText } from './body.ts';
-import { fallbackExtractText } from './fallback-extract.ts';
 import type { ExtractText } from './fallback-extract.ts';
-import type { RecordIndex } from './record-index.ts';
-import { bestSnippet, pairs, sentenceText } from './snippet.ts';
+import { pageText } from './page-text.ts';
+import type { PageInput, PageText, PageTexts } from './page-text.ts';
+import type { ArchivedEntry, RecordIndex } from './record-index.ts';
+import { bestSnippet, pairs } from './snippet.ts';
 import { createTermizer, terms } from './terms.ts';
 
 /** Bumped when the tables or the tokenising change, so older indexes are rebuilt. */
@@ -89,10 +89,18 @@ export interface BuildSearchIndexOptions {
   /** The archive's content key, stored to check the pairing on open. */
   key: string;
   extractText: ExtractText;
+  /**
+   * Where pages' text is made (worker threads: page-text-workers.ts); by default this thread, with `extractText`. A
+   * page it fails is made in this thread instead, so the index is the same either way.
+   */
+  texts?: PageTexts;
   signal?: AbortSignal;
-  /** Called after each page, for progress. */
-  onPage?: (done: number) => void;
+  /** Called once with 0 before the first page, then after each page in index order, for progress. */
+  onPage?: (done: number, total: number) => void;
 }
+
+/** Pages read ahead of the one being written: enough to keep every worker busy while this thread writes. */
+const READ_AHEAD = 16;
 
 /** Extracts and indexes every HTML page with status 200 of `records` into a new database at `target`. */
 export async function buildSearchIndex(
@@ -106,38 +114,56 @@ export async function buildSearchIndex(
     db.pragma('synchronous = OFF');
     db.exec(SCHEMA);
     const termize = createTermizer();
+    const inThread = (page: PageInput) => pageText(page, options.extractText, termize);
+    const texts: PageTexts = options.texts ?? (async (page) => inThread(page));
     const addPage = db.prepare('INSERT INTO pages (id, url, title, sentences, terms) VALUES (?, ?, ?, ?, ?)');
     const stage = db.prepare('INSERT INTO staged (id, title, body, length) VALUES (?, ?, ?, ?)');
+    const total = records.pageCount();
+    options.onPage?.(0, total);
     db.exec('BEGIN');
     let id = 0;
-    let after: string | null = null;
-    for (;;) {
-      const batch = records.pages(after, BATCH);
-      if (batch.length === 0) break;
-      for (const entry of batch) {
-        options.signal?.throwIfAborted();
-        const payload = await records.payload(entry);
-        const html = decodeText(payload, entry.headers['content-type'] ?? null, entry.contentType).text;
-        let extracted: { title: string; text: string };
-        try {
-          extracted = options.extractText(html, entry.url);
-        } catch {
-          // One page the extractor cannot handle must not take search down; the fallback reads anything linkedom parses.
-          extracted = fallbackExtractText(html, entry.url);
+    const write = (entry: ArchivedEntry, text: PageText) => {
+      // Ids follow URL order, so ordering by id breaks ties by URL.
+      id++;
+      addPage.run(id, entry.url, text.title, pack(text.sentences), pack(text.terms));
+      // Tokens never span the whitespace sentences are split at, so the sentences' terms are the text's terms.
+      const body = text.terms.filter((t) => t !== '').join(' ');
+      const length = text.titleTerms.length + (body === '' ? 0 : body.split(' ').length);
+      stage.run(id, text.titleTerms.join(' '), body, length);
+      options.onPage?.(id, total);
+    };
+    // Pages are made ahead, possibly out of order elsewhere, and written strictly in URL order.
+    const ahead: { entry: ArchivedEntry; text: Promise<PageText> }[] = [];
+    const writeOldest = async () => {
+      const { entry, text } = ahead.shift()!;
+      write(entry, await text);
+    };
+    try {
+      let after: string | null = null;
+      for (;;) {
+        const batch = records.pages(after, BATCH);
+        if (batch.length === 0) break;
+        for (const entry of batch) {
+          options.signal?.throwIfAborted();
+          const page: PageInput = {
+            url: entry.url,
+            payload: await records.payload(entry),
+            contentTypeHeader: entry.headers['content-type'] ?? null,
+            contentType: entry.contentType,
+          };
+          const text = texts(page).catch(() => inThread(page));
+          ahead.push({ entry, text });
+          if (ahead.length >= READ_AHEAD) await writeOldest();
         }
-        const title = extracted.title.trim() || entry.url;
-        // Ids follow URL order, so ordering by id breaks ties by URL.
-        id++;
-        const text = sentenceText(extracted.text, termize);
-        addPage.run(id, entry.url, title, pack(text.sentences), pack(text.terms));
-        const titleTerms = termize(title);
-        // Tokens never span the whitespace sentences are split at, so the sentences' terms are the text's terms.
-        const body = text.terms.filter((t) => t !== '').join(' ');
-        const length = titleTerms.length + (body === '' ? 0 : body.split(' ').length);
-        stage.run(id, titleTerms.join(' '), body, length);
-        options.onPage?.(id);
+        after = batch[batch.length - 1]!.url;
       }
-      after = batch[batch.length - 1]!.url;
+      while (ahead.length > 0) {
+        options.signal?.throwIfAborted();
+        await writeOldest();
+      }
+    } finally {
+      // An abort leaves pages in flight: their answers are not wanted, and must not be unhandled rejections.
+      for (const a of ahead) a.text.catch(() => undefined);
     }
     // The filler length needs the average page length, so pages are staged until every one is read.
     const average = (db.prepare('SELECT avg(length) FROM staged').pluck().get() as number | null) ?? 0;
