@@ -14,7 +14,11 @@ const started = Date.now();
 rmSync(`${root}dist`, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/cli/main.ts'],
+  // The archive index's worker thread is an entry of its own, beside the chunks that start it (src/archive-index.ts).
+  entryPoints: [
+    { in: 'src/cli/main.ts', out: 'main' },
+    { in: 'src/archive-index-worker.ts', out: 'archive-index-worker' },
+  ],
   outdir: 'dist',
   bundle: true,
   splitting: true,
