@@ -72,7 +72,8 @@ function printInit(io: CliIo, config: Config, r: InitResult, url: string): void 
 
 /**
  * Serves until SIGTERM/SIGINT, then shuts down gracefully (runs in flight finish or are handed back). `onListening`
- * runs once the port is bound, before background work starts and before the "serving" line.
+ * runs once the port is bound and background work (the runner, the web archive's index build) has started, before
+ * the "serving" line.
  */
 export async function serveUntilSignal(
   app: App,
@@ -99,12 +100,13 @@ export async function serveUntilSignal(
     });
   }
   try {
+    // Started first: from the moment the port answers, /readyz reports the index build instead of "ready".
+    await app.startBackground();
     await onListening?.(url);
   } catch (err) {
     await app.close(0).catch(() => undefined);
     throw err;
   }
-  await app.startBackground();
   io.err(
     `agent-api ${VERSION} serving REST at ${url}/api/agent/v1, MCP at ${url}/mcp, health at ${url}/healthz, web console at ${url}/`,
   );
