@@ -95,23 +95,37 @@ async function inProcess(
   };
 }
 
-/** Runs a checkout's launcher through tsx and answers its wall time in seconds and its exit code. */
+/**
+ * Runs a checkout's launcher through tsx: its wall time in seconds, its CPU time (user + system of every thread,
+ * from bash's `times` for its children) and its exit code.
+ */
 function runCli(
   root: string,
   args: string[],
   db: string,
-): Promise<{ seconds: number; code: number | null; stderr: string }> {
+): Promise<{ seconds: number; cpuMs: number; code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const began = performance.now();
-    const child = spawn(process.execPath, [join(root, 'bin/agent-api.js'), ...args], {
+    const script = '"$@" >/dev/null; code=$?; times; exit $code';
+    const child = spawn('bash', ['-c', script, 'bash', process.execPath, join(root, 'bin/agent-api.js'), ...args], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AGENT_API_DB: db, AGENT_API_FROM_SOURCE: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += String(d)));
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + String(d)).slice(-4000)));
     child.once('error', reject);
-    child.once('close', (code) => resolve({ seconds: (performance.now() - began) / 1000, code, stderr }));
+    child.once('close', (code) => {
+      // `times` prints the shell's times, then its children's: "0m12.345s 0m1.234s".
+      const children = stdout.trim().split('\n').at(-1) ?? '';
+      const cpuMs = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce(
+        (sum, m) => sum + (Number(m[1]) * 60 + Number(m[2])) * 1000,
+        0,
+      );
+      resolve({ seconds: (performance.now() - began) / 1000, cpuMs, code, stderr });
+    });
   });
 }
 
@@ -194,6 +208,7 @@ export async function run(args: string[]): Promise<void> {
         '',
         r.seconds.toFixed(2),
         rate(pages, r.seconds),
+        (r.cpuMs / pages).toFixed(1),
         '',
         '',
         mb(existsSync(out) ? statSync(out).size : 0),
@@ -222,7 +237,7 @@ export async function run(args: string[]): Promise<void> {
         `goal at least ${GOAL} pages/s for the import itself: ${best >= GOAL ? 'met' : 'not met'} (${best} pages/s on ` +
         `this machine now; CPU ms/page counts every thread, so 2 idle cores allow about ` +
         `${(1000 / Math.max(based.cpuMsPerPage / 2, based.mainCpuMsPerPage)).toFixed(0)} pages/s, bounded by the main ` +
-        `thread's share). Side-by-side figures include the command's start-up through tsx.\n`,
+        `thread's share). Side-by-side figures (wall and CPU) include the command's start-up through tsx.\n`,
     );
   } finally {
     rmSync(work, { recursive: true, force: true });
