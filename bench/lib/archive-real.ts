@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createWriteStream, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import { serializeExchange, serializeWarcinfo, uuidV5RecordId } from '../../src/providers/web/archive/writer.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -52,11 +52,12 @@ export function loadWcxbPages(dir = WCXB_DEV_DIR): SourcePage[] | null {
  * `/wcxb/<id>/copy-<n>/` so every URL is distinct. Answers the number of distinct source pages used.
  */
 export async function writeRealArchive(file: string, source: readonly SourcePage[], count: number): Promise<number> {
-  // Plain records, each gzipped here as its own member at a fast level: the writer's level 9 took 40 s for 2,000.
-  const options = { gzip: false, recordId: uuidV5RecordId('agent-api-bench-archive-real') };
+  // One gzip member per record, as `archive import` writes them (a member holding several records would be read
+  // from the index's copy instead of the file).
+  const options = { gzip: true, recordId: uuidV5RecordId('agent-api-bench-archive-real') };
   const out = createWriteStream(file);
   const write = async (bytes: Uint8Array) => {
-    if (!out.write(gzipSync(bytes, { level: 1 }))) await once(out, 'drain');
+    if (!out.write(bytes)) await once(out, 'drain');
   };
   const base = Date.parse('2024-06-01T00:00:00Z');
   await write(

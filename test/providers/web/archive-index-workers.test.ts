@@ -82,6 +82,28 @@ describe('building the search index in worker threads', () => {
     expect(ranked(withWorkers)).toEqual(ranked(inThread));
   });
 
+  it('stops at an abort: the build rejects with its reason and writes no more pages', async () => {
+    const workers = await startArchiveIndexWorkers(undefined, 2);
+    const abort = new AbortController();
+    const written: number[] = [];
+    try {
+      const building = buildSearchIndex(join(tmp.dir, 'aborted.sqlite'), records, {
+        key: records.key,
+        extractText: archiveExtractText,
+        texts: workers!.text,
+        signal: abort.signal,
+        onPage: (done) => {
+          written.push(done);
+          if (done === 3) abort.abort(new Error('closing'));
+        },
+      });
+      await expect(building).rejects.toThrow('closing');
+    } finally {
+      await workers?.close();
+    }
+    expect(written).toEqual([0, 1, 2, 3]);
+  });
+
   it('answers null when no worker can start, and the build runs in this thread', async () => {
     const problems: unknown[] = [];
     const broken = join(tmp.dir, 'broken-worker.mjs');

@@ -151,7 +151,11 @@ export async function buildSearchIndex(
             contentTypeHeader: entry.headers['content-type'] ?? null,
             contentType: entry.contentType,
           };
-          const text = texts(page).catch(() => inThread(page));
+          const text = texts(page).catch(() => {
+            // Workers closed by an abort are not a failure to make up for.
+            options.signal?.throwIfAborted();
+            return inThread(page);
+          });
           ahead.push({ entry, text });
           if (ahead.length >= READ_AHEAD) await writeOldest();
         }
