@@ -17,14 +17,13 @@
  * while the event loop finds URLs), their records written in path order to a file beside `out`, and the kept
  * records appended to `out` in one copy at the end, so a failure part way leaves `out` as it was.
  */
-import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip as gunzipCallback } from 'node:zlib';
-import { charsetFromMarkup, decodeBody, detectCharset } from '../charset.ts';
+import { decodeBody, detectCharset } from '../charset.ts';
 import { headEnd } from './html-head.ts';
 import { pageTextLength, resolveDuplicates } from './import-duplicates.ts';
 import type { DuplicateUrl } from './import-duplicates.ts';
@@ -196,13 +195,11 @@ export async function readSavedFile(path: string): Promise<Buffer> {
 }
 
 /**
- * The charset a saved page's bytes are in: a byte-order mark or the page's `<meta charset>`/`http-equiv`; without
- * either, UTF-8 when the bytes are valid UTF-8, else windows-1252 (what browsers assume for legacy pages).
+ * The charset a saved page's bytes are in, by the one rule live and archived pages follow (charset.ts): a byte-order
+ * mark, else the page's declaration checked against its bytes, else UTF-8 or windows-1252 by what the bytes are.
  */
 export function savedPageCharset(bytes: Uint8Array): string {
-  const detected = detectCharset(bytes, null);
-  if (detected !== 'utf-8' || charsetFromMarkup(bytes) !== null) return detected;
-  return isUtf8(bytes) ? 'utf-8' : 'windows-1252';
+  return detectCharset(bytes, null);
 }
 
 /** The base URL joined with a relative file path (without a `.gz`), each segment percent-encoded. */
