@@ -109,6 +109,12 @@ export interface OperationDef<
   task?: { kind: 'optimization' | 'content_job' | 'autopilot'; idOf(body: z.input<O>): string };
   /** Answers other than JSON, chosen by the input (e.g. `format=markdown`) and carried in the body (optional). */
   render?: RenderSpec<z.input<O>>;
+  /**
+   * Arguments an MCP call gets when it leaves them out (optional). An assistant pays for every byte of an answer in
+   * its context, so a tool may answer less by default over MCP than its REST route, whose default answer is the
+   * contract REST clients were built on; the caller can still ask for the rest by naming the argument.
+   */
+  mcpDefaults?: Partial<z.input<I>>;
 }
 
 /** Declares an operation; the identity function gives type inference between schemas and handler. */

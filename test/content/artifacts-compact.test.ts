@@ -24,12 +24,12 @@ import {
 
 /**
  * get_content_artifacts with `include` and `format` (src/engine/content/artifacts-view.ts), over REST and MCP: the
- * default answer (the draft and the brief in short form, at most 12 KB for a 1,500-word job), the parts asked for and
+ * default answers (REST every part; MCP the draft and the brief in short form, at most 12 KB for a 1,500-word job), the parts asked for and
  * no others, each draft sentence once, the draft as a footnoted markdown or HTML document with hostile source titles
  * escaped.
  */
 
-/** The default answer's bound (issue 22): a 1,500-word job's draft and short brief. */
+/** The MCP default answer's bound: a 1,500-word job's draft and short brief. */
 const MAX_DEFAULT_BYTES = 12 * 1024;
 const PARTS = ['outline', 'seo_metadata', 'entities', 'faqs', 'draft', 'citations', 'review', 'score'];
 const ALWAYS = ['job_id', 'status', 'writer', 'notice', 'sources'];
@@ -157,17 +157,19 @@ describe('include', () => {
     expect(Object.keys(r.body).sort()).toEqual([...ALWAYS, 'citations', 'draft', 'score'].sort());
   });
 
-  it('omitted means the draft and the short brief; all means every whole part, as the answer always was', async () => {
-    const r = await rest(job);
-    expect(Object.keys(r.body).sort()).toEqual([...ALWAYS, 'brief', 'draft'].sort());
-    expect(r.body.notice).toBe(EXTRACTIVE_NOTICE);
-    expect(r.body.writer).toBe('extractive');
-    const all = await rest(job, '?include=all');
+  it('omitted over MCP means the draft and the short brief; over REST every whole part, as the answer always was', async () => {
+    const m = structured(await mcp({ job_id: job })) as Answer;
+    expect(Object.keys(m).sort()).toEqual([...ALWAYS, 'brief', 'draft'].sort());
+    expect(m.notice).toBe(EXTRACTIVE_NOTICE);
+    expect(m.writer).toBe('extractive');
+    expect(m).toEqual((await rest(job, '?include=draft,brief')).body);
+    const all = await rest(job);
     expect(Object.keys(all.body)).toEqual(['job_id', 'status', 'writer', 'notice', ...PARTS, 'sources']);
+    expect((await rest(job, '?include=all')).body).toEqual(all.body);
     expect((await rest(job, `?include=${PARTS.join(',')}`)).body).toEqual(all.body);
     expect(structured(await mcp({ job_id: job, include: ['all'] }))).toEqual(all.body);
-    // The default's draft is the whole part.
-    expect(r.body.draft).toEqual(all.body.draft);
+    // The assistant's draft is the whole part.
+    expect(m.draft).toEqual(all.body.draft);
   });
 
   it('brief: the SEO fields, the headings in order, the FAQ questions and the 10 most important terms', async () => {
@@ -250,10 +252,11 @@ describe('the default answer', () => {
     expect(r.body.citations!.every((c) => c.at === undefined)).toBe(true);
   });
 
-  it('a 1,500-word job: the default answer is at most 12 KB on REST and as the whole MCP result', async () => {
-    const r = await rest(job);
+  it('a 1,500-word job: the MCP default is at most 12 KB as the answer and as the whole MCP result', async () => {
+    const r = await rest(job, '?include=draft,brief');
     const m = await mcp({ job_id: job });
-    const all = bytes((await rest(job, '?include=all')).body);
+    expect(structured(m)).toEqual(r.body);
+    const all = bytes((await rest(job)).body);
     const stored = bytes(await fullView(job));
     console.log(
       `get_content_artifacts, 1,500-word job: default ${bytes(r.body)} bytes (MCP result ${bytes(m)}); include=all ${all} bytes; stored view ${stored} bytes`,
@@ -263,7 +266,7 @@ describe('the default answer', () => {
     expect(all).toBeGreaterThan(bytes(r.body));
   });
 
-  it('a draft of 1,500 words the assistant wrote (approve with draft_body): the default is at most 12 KB', async () => {
+  it('a draft of 1,500 words the assistant wrote (approve with draft_body): the MCP default is at most 12 KB', async () => {
     const stepped = (
       await createdJob(t, a.key, { topic: PLUMBING, client_id: a.clientId, page_contract: 'article', mode: 'stepped' })
     ).job_id;
@@ -275,10 +278,10 @@ describe('the default answer', () => {
     });
     expect(approved.status, approved.text).toBe(200);
     expect(await settle(t, stepped)).toBe('completed');
-    const r = await rest(stepped);
+    const r = await rest(stepped, '?include=draft,brief');
     expect(r.body.draft!.content).toBe(written);
     const m = await mcp({ job_id: stepped });
-    const all = bytes((await rest(stepped, '?include=all')).body);
+    const all = bytes((await rest(stepped)).body);
     console.log(
       `get_content_artifacts, 1,500-word supplied draft: default ${bytes(r.body)} bytes (MCP result ${bytes(m)}); include=all ${all} bytes`,
     );
@@ -354,11 +357,10 @@ describe('format', () => {
     const r = await rest(stepped, '?format=markdown');
     const m = await mcp({ job_id: stepped, format: 'markdown' });
     expectSameError(m, r, 409, 'invalid_state');
-    const json = await rest(stepped);
-    expect(json.status).toBe(200);
-    expect(json.body.draft).toBeNull();
-    expect((json.body.brief as { outline: string[] }).outline.length).toBeGreaterThan(0);
-    const all = await rest(stepped, '?include=all');
+    const json = structured(await mcp({ job_id: stepped })) as Answer;
+    expect(json.draft).toBeNull();
+    expect((json.brief as { outline: string[] }).outline.length).toBeGreaterThan(0);
+    const all = await rest(stepped);
     expect(all.body).toMatchObject({ draft: null, citations: null });
     expect(all.body.outline).not.toBeNull();
   });

@@ -2,10 +2,11 @@
  * The artifacts answer shaped for a client (get_content_artifacts): the parts it asked for (`include`), each draft
  * sentence once in the JSON answer, or the draft rendered as one document (`format` markdown or html).
  *
- * Without `include` the answer is what an assistant needs to work on the page, sized for its context: the draft as
- * markdown (its `[n]` markers cite `sources` by id: citations by reference) and the brief in short form (`brief`:
- * the SEO fields, the outline's headings, the FAQ questions and the most important terms). `include` names the
- * whole parts (`all` for every one: the whole answer as it always was).
+ * Without `include` the answer has every whole part (REST's contract). Over MCP the tool's default `include` is
+ * `ASSISTANT_INCLUDE`, what an assistant needs to work on the page, sized for its context: the draft as markdown (its
+ * `[n]` markers cite `sources` by id: citations by reference) and the brief in short form (`brief`: the SEO fields,
+ * the outline's headings, the FAQ questions and the most important terms). `include` names parts (`all` for every
+ * whole one).
  *
  * The JSON answer holds each draft sentence once:
  * - `draft` is the stored draft without `sentences` (every sentence is in `draft.content`, with its source marker).
@@ -42,8 +43,8 @@ export type ArtifactPart = (typeof ARTIFACT_PARTS)[number];
 export const ARTIFACT_INCLUDES = [...ARTIFACT_PARTS, 'brief', 'all'] as const;
 export type ArtifactInclude = (typeof ARTIFACT_INCLUDES)[number];
 
-/** The answer without `include`: the draft and the brief in short form. */
-export const DEFAULT_INCLUDE: readonly ArtifactInclude[] = ['draft', 'brief'];
+/** What an MCP call answers without `include` (the tool's MCP default): the draft and the brief in short form. */
+export const ASSISTANT_INCLUDE: readonly ArtifactInclude[] = ['draft', 'brief'];
 
 /** Terms the short brief names, most important first. */
 export const BRIEF_TERMS = 10;
@@ -179,9 +180,9 @@ export function shortBrief(full: FullArtifacts): ShortBrief | null {
   };
 }
 
-/** The parts an `include` list stands for (`all`: every whole part), or the default's without one. */
+/** The parts an `include` list stands for (`all`: every whole part); without one, every whole part. */
 function wantedParts(include: readonly ArtifactInclude[] | undefined): Set<ArtifactInclude> {
-  const names = include ?? DEFAULT_INCLUDE;
+  const names = include ?? ['all'];
   return new Set(names.flatMap((n) => (n === 'all' ? ARTIFACT_PARTS : [n])));
 }
 

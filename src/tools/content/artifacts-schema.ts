@@ -36,7 +36,7 @@ export const Include = z
   )
   .optional()
   .describe(
-    'Parts (format json), default draft,brief: brief (short: SEO fields, headings, FAQ questions, top terms), all, or outline, seo_metadata, entities, faqs, draft, citations, review, score.',
+    'Parts (format json): brief (short: SEO fields, headings, FAQ questions, top terms), all, or outline, seo_metadata, entities, faqs, draft, citations, review, score. Default: draft,brief over MCP, all over REST.',
   );
 
 export const Format = z
@@ -100,7 +100,7 @@ export const ShortBrief = z
     terms: z.array(z.string()).describe(`The ${BRIEF_TERMS} most important terms.`),
   })
   .nullable()
-  .describe('The brief in short form (include brief, and the default); null before research wrote one.');
+  .describe('The brief in short form (include brief, and the MCP default); null before research wrote one.');
 
 /** The JSON answer; parts not asked for with `include` are absent. */
 export const ArtifactsJson = z.object({

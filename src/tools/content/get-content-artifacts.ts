@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { readJobWithArtifacts } from '../../engine/content/service.ts';
 import { artifactsView } from '../../engine/content/views.ts';
-import { DOCUMENT_MEDIA_TYPES, shapeArtifacts } from '../../engine/content/artifacts-view.ts';
+import { ASSISTANT_INCLUDE, DOCUMENT_MEDIA_TYPES, shapeArtifacts } from '../../engine/content/artifacts-view.ts';
 import { defineOperation } from '../define.ts';
 import { ArtifactsAnswer, Format, Include } from './artifacts-schema.ts';
 import { shortText } from '../common/text.ts';
@@ -30,6 +30,8 @@ export const getContentArtifacts = defineOperation({
       typeof ArtifactsAnswer
     >;
   },
+  // An assistant gets the draft and the short brief unless it names parts; REST keeps every part by default.
+  mcpDefaults: { include: [...ASSISTANT_INCLUDE] },
   render: {
     mediaTypes: Object.values(DOCUMENT_MEDIA_TYPES),
     document: (body) =>

@@ -136,7 +136,8 @@ export async function callOperation(
   try {
     const principal = await deps.resolvePrincipal(ctx);
     await takeRateLimit(engine.services, principal);
-    const { idempotency_key: rawKey, ...input } = args;
+    const { idempotency_key: rawKey, ...given } = args;
+    const input = { ...op.mcpDefaults, ...given };
     if (rawKey !== undefined && typeof rawKey !== 'string') {
       throw invalidInput(op.family, [{ path: 'idempotency_key', message: 'Expected a string.' }]);
     }
