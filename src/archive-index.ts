@@ -61,12 +61,24 @@ export function archiveWorkerEntry(): WorkerEntry | null {
   };
 }
 
-/** Starts the index workers (one per core, up to MAX_THREADS); null when they cannot start (index in-thread). */
-export async function startArchiveIndexWorkers(
-  onProblem?: (err: unknown) => void,
-  threads = Math.min(availableParallelism(), MAX_THREADS),
-): Promise<PageTextWorkers | null> {
-  const entry = archiveWorkerEntry();
+/**
+ * Fewer pages than this are indexed in-thread: starting a worker (loading the extractor again) costs about what
+ * extracting 10 to 20 pages does from the bundle, and several times that from the sources through tsx.
+ */
+export const WORKERS_FROM_PAGES = 100;
+
+export interface ArchiveIndexWorkersOptions {
+  /** Pages the build will index. */
+  pages: number;
+  /** Defaults to one per core, up to MAX_THREADS. */
+  threads?: number;
+  onProblem?: (err: unknown) => void;
+}
+
+/** Starts the index workers for a build; null when the build is small or they cannot start (index in-thread). */
+export async function startArchiveIndexWorkers(options: ArchiveIndexWorkersOptions): Promise<PageTextWorkers | null> {
+  const entry = options.pages >= WORKERS_FROM_PAGES ? archiveWorkerEntry() : null;
   if (!entry) return null;
-  return startPageTextWorkers({ entry, threads, onProblem });
+  const threads = options.threads ?? Math.min(availableParallelism(), MAX_THREADS);
+  return startPageTextWorkers({ entry, threads, onProblem: options.onProblem });
 }

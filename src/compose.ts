@@ -49,10 +49,12 @@ export function buildProviders(
     extractorId: ARCHIVE_EXTRACTOR_ID,
     extractText: archiveExtractText,
     onIndexPage: progress.pages,
-    workers: async () => {
-      const workers = await startArchiveIndexWorkers((err) =>
-        deps.logger?.warn({ err }, 'an archive index worker failed; its pages are indexed in the main thread'),
-      );
+    workers: async (pages) => {
+      const workers = await startArchiveIndexWorkers({
+        pages,
+        onProblem: (err) =>
+          deps.logger?.warn({ err }, 'an archive index worker failed; its pages are indexed in the main thread'),
+      });
       deps.logger?.info({ threads: workers?.threads ?? 0 }, "indexing the web archive's pages");
       return workers;
     },

@@ -140,8 +140,8 @@ async function buildChild(mode: string, archivePath: string, indexDir: string): 
     onIndexPage: (done) => (pages = done),
     ...(mode === 'workers'
       ? {
-          workers: async () => {
-            const workers = await index.startArchiveIndexWorkers();
+          workers: async (count: number) => {
+            const workers = await index.startArchiveIndexWorkers({ pages: count });
             threads = workers?.threads ?? 0;
             return workers;
           },
@@ -238,6 +238,13 @@ export async function archiveIndexBuild(pages: number): Promise<string[][] | nul
         s1(after.cpuMs),
         's',
         'work done, whatever else runs on the machine: a wall-time ratio above the core count means other load',
+      ),
+      row(
+        'CPU per page',
+        (before.cpuMs / before.pages).toFixed(0),
+        (after.cpuMs / after.pages).toFixed(0),
+        'ms',
+        `CPU / wall: ${(after.cpuMs / total(after)).toFixed(2)} cores busy with workers, ${(before.cpuMs / total(before)).toFixed(2)} before`,
       ),
       row('per thousand pages', s1(perThousand(before)), s1(perThousand(after)), 's', 'the README figure'),
       row(

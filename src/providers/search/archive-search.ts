@@ -36,10 +36,11 @@ export type ArchiveSearchOptions = Extractor & {
   /** Called with 0 of the total, then after each page indexed, while the search index is built. */
   onIndexPage?: (done: number, total: number) => void;
   /**
-   * Starts worker threads for a build (they extract pages' text with the same extractor as `extractText`); null or
-   * a failure: the build runs in this thread. Asked for only when an index is built, and closed after it.
+   * Starts worker threads for a build of `pages` pages (they extract pages' text with the same extractor as
+   * `extractText`); null or a failure: the build runs in this thread. Asked for only when an index is built, and
+   * closed after it.
    */
-  workers?: () => Promise<PageTextWorkers | null>;
+  workers?: (pages: number) => Promise<PageTextWorkers | null>;
 };
 
 const MAX_RESULTS = 10;
@@ -85,7 +86,7 @@ export function createArchiveSearch(options: ArchiveSearchOptions): SearchProvid
     // The total is known before the index is built or found (or another process is seen building it).
     options.onIndexPage?.(0, records.pageCount());
     const build = async (temp: string) => {
-      const workers = (await options.workers?.().catch(() => null)) ?? null;
+      const workers = (await options.workers?.(records.pageCount()).catch(() => null)) ?? null;
       try {
         return await buildSearchIndex(temp, records, {
           key: records.key,

@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archiveExtractText, archiveWorkerEntry, startArchiveIndexWorkers } from '../../../src/archive-index.ts';
+import {
+  WORKERS_FROM_PAGES,
+  archiveExtractText,
+  archiveWorkerEntry,
+  startArchiveIndexWorkers,
+} from '../../../src/archive-index.ts';
 import { SAMPLE_ARCHIVE_PATH } from '../../../src/config.ts';
 import { createWebArchive } from '../../../src/providers/web/archive/archive.ts';
 import type { ArchiveIndex } from '../../../src/providers/web/archive/archive.ts';
@@ -66,7 +71,7 @@ describe('building the search index in worker threads', () => {
   it('gives exactly the index built in this thread, every page made by a worker', async () => {
     // From the sources (as tests run) the worker is the TypeScript entry, started with tsx's loader.
     expect(archiveWorkerEntry()).toEqual({ code: expect.stringContaining('archive-index-worker.ts') });
-    const workers = await startArchiveIndexWorkers(undefined, 2);
+    const workers = await startArchiveIndexWorkers({ pages: WORKERS_FROM_PAGES, threads: 2 });
     expect(workers?.threads).toBe(2);
     let withWorkers: string;
     try {
@@ -83,7 +88,7 @@ describe('building the search index in worker threads', () => {
   });
 
   it('stops at an abort: the build rejects with its reason and writes no more pages', async () => {
-    const workers = await startArchiveIndexWorkers(undefined, 2);
+    const workers = await startArchiveIndexWorkers({ pages: WORKERS_FROM_PAGES, threads: 2 });
     const abort = new AbortController();
     const written: number[] = [];
     try {
@@ -102,6 +107,10 @@ describe('building the search index in worker threads', () => {
       await workers?.close();
     }
     expect(written).toEqual([0, 1, 2, 3]);
+  });
+
+  it('starts no worker for a build too small to repay starting one', async () => {
+    expect(await startArchiveIndexWorkers({ pages: WORKERS_FROM_PAGES - 1, threads: 2 })).toBeNull();
   });
 
   it('answers null when no worker can start, and the build runs in this thread', async () => {
