@@ -216,6 +216,10 @@ export function formatOfflineWeb(
     ? 'page fetches read the archive and never go live (AGENT_API_OFFLINE=1)'
     : 'page fetches read the archive first and fetch other URLs live (AGENT_API_OFFLINE=1 stops that)';
   lines.push(`  ${serp}; ${fetches}.`);
+  if (s.error === undefined && s.files > 0)
+    lines.push(
+      '  A new or changed archive is indexed in the background: progress goes to stderr, and GET /readyz answers 503 with the pages done until searches can use it.',
+    );
   lines.push(
     '  Add pages: npx agent-api archive add URL... --out FILE.warc.gz (or, with no network, archive import SAVED-HTML... --out FILE.warc.gz), then set AGENT_API_WEB_ARCHIVE to that file (or to a folder of WARC files).',
   );
