@@ -103,6 +103,12 @@ describe('GET /readyz while the web archive is indexed', () => {
         .map((l) => JSON.parse(l) as { msg: string; indexing?: { done: number; total: number } })
         .filter((l) => l.msg === 'web archive indexed');
       expect(done).toEqual([expect.objectContaining({ indexing: expect.objectContaining({ done: total, total }) })]);
+      // The probes' 503s are the expected answer during a start, not errors on the log.
+      const errors = t
+        .logs!.lines()
+        .map((l) => JSON.parse(l) as { level: number; path?: string })
+        .filter((l) => l.level >= 50);
+      expect(errors).toEqual([]);
     } finally {
       await t.close();
       tmp.cleanup();

@@ -73,7 +73,9 @@ export function createHttpApp(deps: HttpAppDeps) {
     // Successful requests log at debug, client errors at info and server errors at error: at info level the log
     // shows what went wrong without a line per healthy request.
     const status = c.res.status;
-    const level = status >= 500 ? 'error' : status >= 400 ? 'info' : 'debug';
+    // A readiness probe's 503 is the expected answer while a start migrates or indexes (a load balancer asks every
+    // few seconds), not a server error; the build logs its own progress.
+    const level = c.req.path === '/readyz' ? 'debug' : status >= 500 ? 'error' : status >= 400 ? 'info' : 'debug';
     if (engine.logger.isLevelEnabled(level)) {
       engine.logger[level](
         {
