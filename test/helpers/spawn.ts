@@ -34,6 +34,26 @@ function waitForUrl(child: ChildProcess, lines: string[], timeoutMs: number): Pr
   });
 }
 
+/**
+ * Waits until the server says it is ready (`GET /readyz` 200), as a load balancer would before sending it traffic:
+ * a server listens before its web archive is indexed (the build runs in the background, taking CPU from requests),
+ * and tests measure a server that is serving, not one still starting.
+ */
+async function waitForReady(child: ChildProcess, url: string, lines: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited:\n${lines.join('')}`);
+    const status = await fetch(`${url}/readyz`).then(
+      (res) => res.body?.cancel().then(() => res.status) ?? res.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    if (Date.now() > deadline)
+      throw new Error(`server not ready in ${timeoutMs} ms (/readyz ${status}):\n${lines.join('')}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
@@ -41,11 +61,15 @@ function exited(child: ChildProcess): Promise<number | null> {
 
 /**
  * A real server process: `agent-api serve` by default, or a test entry script (run through tsx) that serves extra
- * operations. Port 0; the URL is read from the start-up line on stderr.
+ * operations. Port 0; the URL is read from the start-up line on stderr, and the server is answered once ready.
  */
 export async function spawnServer(
   env: Record<string, string>,
-  options: { script?: string; timeoutMs?: number } = {},
+  options: {
+    script?: string;
+    timeoutMs?: number;
+    /** Answer once serving, before /readyz says ready. */ unready?: boolean;
+  } = {},
 ): Promise<SpawnedServer> {
   const args = options.script ? ['--import', 'tsx', options.script] : [BIN, 'serve', '--port', '0'];
   const child = spawn(process.execPath, args, {
@@ -63,6 +87,7 @@ export async function spawnServer(
   child.stdout!.resume();
   const lines: string[] = [];
   const url = await waitForUrl(child, lines, options.timeoutMs ?? 60_000);
+  if (!options.unready) await waitForReady(child, url, lines, options.timeoutMs ?? 60_000);
   return {
     child,
     url,
