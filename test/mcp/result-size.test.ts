@@ -27,6 +27,7 @@ import {
 } from '../content/helpers/harness.ts';
 import { caller } from '../prospects/fixture.ts';
 import { call, DAY, project } from '../tracker/fixture.ts';
+import { espressoArticle } from '../optimize/helpers/draft.ts';
 
 /**
  * MCP clients (Claude Code among them) cap a tool result at about 25,000 tokens. This measures, at about 4
@@ -187,20 +188,6 @@ const PAGES = [
 /** Outreach notes as a team keeps them: a few lines of history per prospect (the schema takes up to 10,000). */
 const NOTES_CHARS = 600;
 
-/** Sentences a real review of espresso machines might hold; numbered so that no sentence repeats word for word. */
-const SENTENCES: ((n: number) => string)[] = [
-  (n) => `Model ${n} heats up in about ${20 + (n % 40)} seconds and holds its brew temperature within two degrees.`,
-  (n) => `In test ${n}, the steam wand frothed 150 ml of cold milk to microfoam in ${30 + (n % 25)} seconds.`,
-  (n) => `Shot ${n} through the unpressurised basket had more body than the pressurised one, with the same grind.`,
-  (n) => `Descaling every ${2 + (n % 4)} months keeps the boiler and the solenoid valve free of mineral build-up.`,
-  (n) => `The drip tray holds ${400 + n} ml, enough for a morning of back-to-back shots before it needs emptying.`,
-  (n) => `Owners in forum thread ${n} report that the pump still runs quietly after three years of daily use.`,
-  (n) => `At $${300 + (n % 200)}, it costs less than a year of café lattes for someone who buys one every working day.`,
-  (n) => `Dialing in took ${3 + (n % 5)} shots: 18 grams in, 36 grams out, in 28 seconds, then a finer grind.`,
-  (n) => `The portafilter is ${51 + (n % 8)} mm, so third-party baskets, tampers and funnels are easy to find.`,
-  (n) => `Warranty cover runs ${1 + (n % 3)} years on parts and labour, and the boiler is covered for a further year.`,
-];
-
 /** Facts a plumbing business keeps for its writers (knowledge base, instructions, notes); numbered likewise. */
 const FACTS: ((n: number) => string)[] = [
   (n) => `technicians answer emergency calls within ${30 + (n % 60)} minutes anywhere inside loop ${n % 3}.`,
@@ -213,21 +200,6 @@ const FACTS: ((n: number) => string)[] = [
   (n) => `financing runs ${6 + (n % 12)} to 60 months, and seniors and veterans get ${5 + (n % 10)}% off labour.`,
   (n) => `the warranty covers labour for ${1 + (n % 2)} years and parts for as long as the maker covers them.`,
 ];
-
-/** A markdown article of about `words` words: an H1, an H2 every ~250 words, paragraphs of five sentences. */
-function article(words: number, title = 'The best espresso machines under $500, tested'): string {
-  const out = [`# ${title}`, ''];
-  let count = 0;
-  for (let n = 0; count < words; n++) {
-    if (n % 12 === 0) out.push(`## Section ${n / 12 + 1}: what matters in a machine at this price`, '');
-    const paragraph = Array.from({ length: 5 }, (_, i) => SENTENCES[(n * 5 + i) % SENTENCES.length]!(n * 5 + i)).join(
-      ' ',
-    );
-    count += paragraph.split(/\s+/).length;
-    out.push(paragraph, '');
-  }
-  return out.join('\n');
-}
 
 /** Markdown text of exactly `chars` characters (a client's knowledge base, custom instructions, notes). */
 function text(chars: number, about = 'RapidFlow Plumbing'): string {
@@ -282,7 +254,7 @@ describe('content', () => {
         custom_instructions: instructions,
       });
       expect(await settle(t, stepped.job_id)).toBe('brief_ready');
-      const draft = article(3_000);
+      const draft = espressoArticle(3_000);
       await measure(
         s,
         'approve_content_brief',
@@ -361,7 +333,7 @@ describe('optimize', () => {
         'score_content',
         {
           optimization_id: ids[1],
-          content: article(3_000),
+          content: espressoArticle(3_000),
           format: 'markdown',
           title: 'The 6 Best Espresso Machines Under $500 (2025), Tested',
           meta_description: 'We pulled 600 shots on twelve machines under $500 to find the ones worth buying.',

@@ -23,8 +23,8 @@ export const ESPRESSO_TITLE = 'The 6 Best Espresso Machines Under $500 (2025), T
 export const ESPRESSO_DESCRIPTION = 'We pulled 600 shots on twelve machines under $500 to find the ones worth buying.';
 
 /** A markdown article of at least `words` words: an H1, an H2 every twelve paragraphs of five sentences. */
-export function espressoArticle(words: number): string {
-  const out = ['# The best espresso machines under $500, tested', ''];
+export function espressoArticle(words: number, title = 'The best espresso machines under $500, tested'): string {
+  const out = [`# ${title}`, ''];
   let count = 0;
   for (let n = 0; count < words; n++) {
     if (n % 12 === 0) out.push(`## Section ${n / 12 + 1}: what matters in a machine at this price`, '');
