@@ -4,12 +4,11 @@
  * until the archive holds the number of pages asked for. Dates and record ids are fixed, so two runs index the same
  * bytes.
  */
-import { once } from 'node:events';
-import { createWriteStream, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { serializeExchange, serializeWarcinfo, uuidV5RecordId } from '../../src/providers/web/archive/writer.ts';
+import { writeBenchArchive } from './bench-warc.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Where the WCXB dev split is expected: a sibling of the checkout, as the extraction bench reads it. */
@@ -52,43 +51,19 @@ export function loadWcxbPages(dir = WCXB_DEV_DIR): SourcePage[] | null {
  * `/wcxb/<id>/copy-<n>/` so every URL is distinct. Answers the number of distinct source pages used.
  */
 export async function writeRealArchive(file: string, source: readonly SourcePage[], count: number): Promise<number> {
-  // One gzip member per record, as `archive import` writes them (a member holding several records would be read
-  // from the index's copy instead of the file).
-  const options = { gzip: true, recordId: uuidV5RecordId('agent-api-bench-archive-real') };
-  const out = createWriteStream(file);
-  const write = async (bytes: Uint8Array) => {
-    if (!out.write(bytes)) await once(out, 'drain');
-  };
-  const base = Date.parse('2024-06-01T00:00:00Z');
-  await write(
-    await serializeWarcinfo(
-      { filename: 'wcxb.warc.gz', date: new Date(base).toISOString(), fields: { software: 'agent-api bench' } },
-      options,
-    ),
-  );
-  for (let i = 0; i < count; i++) {
-    const page = source[i % source.length]!;
-    const copy = Math.floor(i / source.length);
-    await write(
-      await serializeExchange(
-        {
-          url: `https://${page.domain}/wcxb/${page.id}/${copy === 0 ? '' : `copy-${copy}/`}`,
-          date: new Date(base + i * 1000).toISOString(),
-          status: 200,
-          statusText: 'OK',
-          // No charset: the index sniffs it from the page, as for a real crawl that sent none.
-          headers: [
-            ['Content-Type', 'text/html'],
-            ['Content-Length', String(page.html.byteLength)],
-          ],
-          payload: page.html,
-        },
-        options,
-      ),
-    );
+  function* pages() {
+    for (let i = 0; i < count; i++) {
+      const page = source[i % source.length]!;
+      const copy = Math.floor(i / source.length);
+      // No charset: the index sniffs it from the page, as for a real crawl that sent none.
+      yield {
+        url: `https://${page.domain}/wcxb/${page.id}/${copy === 0 ? '' : `copy-${copy}/`}`,
+        html: page.html,
+        contentType: 'text/html',
+      };
+    }
   }
-  out.end();
-  await once(out, 'finish');
+  await writeBenchArchive(file, 'wcxb.warc.gz', 'agent-api-bench-archive-real', pages());
   return Math.min(count, source.length);
 }
 

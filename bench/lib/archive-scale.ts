@@ -15,14 +15,13 @@
  * `node --import tsx bench/lib/archive-scale.ts --child <mode> <json>` is how the children are run.
  */
 import { spawn } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { once } from 'node:events';
-import { serializeExchange, serializeWarcinfo, uuidV5RecordId } from '../../src/providers/web/archive/writer.ts';
+import { writeBenchArchive } from './bench-warc.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -238,40 +237,13 @@ function makePage(i: number, rand: () => number): GeneratedPage {
 /** Writes a `.warc.gz` of `pages` generated pages (one gzip member per record, fixed dates and record ids). */
 export async function generateArchive(file: string, pages: number, seed = 20240601): Promise<void> {
   const rand = prng(seed);
-  const options = { gzip: true, recordId: uuidV5RecordId('agent-api-bench-archive') };
-  const out = createWriteStream(file);
-  const write = async (bytes: Uint8Array) => {
-    if (!out.write(bytes)) await once(out, 'drain');
-  };
-  const base = Date.parse('2024-06-01T00:00:00Z');
-  await write(
-    await serializeWarcinfo(
-      { filename: 'bench.warc.gz', date: new Date(base).toISOString(), fields: { software: 'agent-api bench' } },
-      options,
-    ),
-  );
-  for (let i = 0; i < pages; i++) {
-    const page = makePage(i, rand);
-    const payload = Buffer.from(page.html);
-    await write(
-      await serializeExchange(
-        {
-          url: page.url,
-          date: new Date(base + i * 1000).toISOString(),
-          status: 200,
-          statusText: 'OK',
-          headers: [
-            ['Content-Type', 'text/html; charset=utf-8'],
-            ['Content-Length', String(payload.byteLength)],
-          ],
-          payload,
-        },
-        options,
-      ),
-    );
+  function* generated() {
+    for (let i = 0; i < pages; i++) {
+      const page = makePage(i, rand);
+      yield { url: page.url, html: Buffer.from(page.html), contentType: 'text/html; charset=utf-8' };
+    }
   }
-  out.end();
-  await once(out, 'finish');
+  await writeBenchArchive(file, 'bench.warc.gz', 'agent-api-bench-archive', generated());
 }
 
 /** Queries of two to four topic words, a quarter with a location, the same on every run. */
