@@ -19,6 +19,7 @@ import {
 } from './helpers/harness.ts';
 import { KEYWORD } from './helpers/web.ts';
 import { partialSpec } from './helpers/pages.ts';
+import { SCORE_FULL_FIELDS } from './helpers/draft.ts';
 
 /**
  * score_content (POST /optimizations/:optimization_id/score, MCP score_content): draft content scored against a
@@ -36,18 +37,6 @@ type Scored = Pick<
   | 'competitorCount'
   | 'scoringVersion'
 > & { optimization_id: string };
-
-const FIELDS = [
-  'categoryScores',
-  'competitorCount',
-  'entities',
-  'optimization_id',
-  'rankabilityScore',
-  'recommendations',
-  'scoreDetails',
-  'scoringVersion',
-  'sourceWordCount',
-];
 
 let w: World;
 let orgId: string;
@@ -84,7 +73,7 @@ describe('scoring drafts', () => {
   it("scores the page's own HTML within 0.5 of the run's score, the same over REST and MCP", async () => {
     const rest = await score({ content: html, format: 'html' });
     expect(rest.status).toBe(200);
-    expect(Object.keys(rest.body).sort()).toEqual(FIELDS);
+    expect(Object.keys(rest.body).sort()).toEqual(SCORE_FULL_FIELDS);
     const r = run.result!;
     expect(rest.body).toMatchObject({
       optimization_id: run.optimization_id,

@@ -9,6 +9,7 @@ import {
   ESPRESSO_PAGE,
   ESPRESSO_TITLE,
   espressoArticle,
+  SCORE_FULL_FIELDS,
 } from './helpers/draft.ts';
 
 /**
@@ -21,17 +22,6 @@ import {
 type Any = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const MAX_DEFAULT_BYTES = 6 * 1024;
-const FULL_FIELDS = [
-  'categoryScores',
-  'competitorCount',
-  'entities',
-  'optimization_id',
-  'rankabilityScore',
-  'recommendations',
-  'scoreDetails',
-  'scoringVersion',
-  'sourceWordCount',
-];
 
 let t: TestApp;
 let a: Tenant;
@@ -80,7 +70,7 @@ describe('the default answer', () => {
   it('a 3,000-word draft: at most 6 KB on REST and as the whole MCP result; view=full is the whole answer', async () => {
     expect(draft.split(/\s+/).length).toBeGreaterThanOrEqual(3_000);
     const full = await rest(espresso, { view: 'full' });
-    expect(Object.keys(full).sort()).toEqual(FULL_FIELDS);
+    expect(Object.keys(full).sort()).toEqual(SCORE_FULL_FIELDS);
     expect(full.scoreDetails[0]).toHaveProperty('evidence');
     expect(full.recommendations.length).toBeGreaterThan(10);
 

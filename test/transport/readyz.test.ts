@@ -85,6 +85,7 @@ describe('GET /readyz while the web archive is indexed', () => {
             message: 'The web archive is being indexed.',
             details: { indexing: { phase: 'pages', done: 0, total } },
           },
+          indexing: { phase: 'pages', done: 0, total },
         },
       });
       const health = await fetch(`${t.url}/healthz`);

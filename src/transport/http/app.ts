@@ -12,6 +12,7 @@ import { mountMcpHttp, type McpHttpLimits } from './mcp-http.ts';
 import { mountConsole } from './console/routes.ts';
 import type { Toolset } from '../../tools/toolsets.ts';
 import { errorResponse } from './respond.ts';
+import { errorHeaders } from './headers.ts';
 import { mountRest } from './rest.ts';
 import { createFailedAuthLimiter } from './request-auth.ts';
 import { mountMetrics } from './metrics.ts';
@@ -124,13 +125,12 @@ export function createHttpApp(deps: HttpAppDeps) {
         new ApiError('service_unavailable', 'Migrations are not all applied yet.', { missing_migrations: missing }),
       );
     const indexing = deps.indexing?.();
-    if (indexing?.state === 'indexing')
-      return errorResponse(
-        c,
-        new ApiError('service_unavailable', 'The web archive is being indexed.', {
-          indexing: { phase: indexing.phase, done: indexing.done, total: indexing.total },
-        }),
-      );
+    if (indexing?.state === 'indexing') {
+      const progress = { phase: indexing.phase, done: indexing.done, total: indexing.total };
+      const err = new ApiError('service_unavailable', 'The web archive is being indexed.', { indexing: progress });
+      // The error body, plus the progress at the top where a probe or a person looks first.
+      return c.json({ ...err.toBody(), indexing: progress }, 503, errorHeaders(err));
+    }
     return c.json({ status: 'ready', database: dialectOf(engine.db), migrations: expected.length });
   });
   app.get('/openapi.json', (c) => c.json(openapi));

@@ -16,6 +16,19 @@ const SENTENCES: ((n: number) => string)[] = [
   (n) => `Warranty cover runs ${1 + (n % 3)} years on parts and labour, and the boiler is covered for a further year.`,
 ];
 
+/** The fields of score_content's whole answer (`view=full`), sorted. */
+export const SCORE_FULL_FIELDS = [
+  'categoryScores',
+  'competitorCount',
+  'entities',
+  'optimization_id',
+  'rankabilityScore',
+  'recommendations',
+  'scoreDetails',
+  'scoringVersion',
+  'sourceWordCount',
+];
+
 /** The sample-archive page and keyword the draft is scored against. */
 export const ESPRESSO_PAGE = 'https://brewgeek.net/guides/best-espresso-machines-under-500/';
 export const ESPRESSO_KEYWORD = 'best espresso machine under 500';
