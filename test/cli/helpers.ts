@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { openDatabase } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { BIN } from '../helpers/mcp.ts';
+import { runBin, type Ran } from '../helpers/run-bin.ts';
 import { tempDir } from '../helpers/temp.ts';
 
 /** Shared by the command-line tests: run the real launcher and check what it printed. */
@@ -12,11 +13,8 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+/** What a finished command printed. */
+export type CliResult = Ran;
 
 /** A fresh database path in its own temporary folder; `cleanups` collects the removals for afterAll. */
 export function newDb(cleanups: Array<() => void>): string {
@@ -32,19 +30,7 @@ export function cliEnv(db: string, env: Record<string, string> = {}): Record<str
 
 /** Runs `node bin/agent-api.js ...args` to completion. */
 export function cli(db: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
-      env: cliEnv(db, env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += String(d)));
-    child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runBin(BIN, args, ROOT, cliEnv(db, env));
 }
 
 /** `--json` output: exactly one JSON object on one line of stdout, and nothing else there. */
