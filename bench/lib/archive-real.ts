@@ -6,9 +6,18 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { writeBenchArchive } from './bench-warc.ts';
+import type * as IndexModuleNs from '../../src/archive-index.ts';
+import type * as ExtractModuleNs from '../../src/engine/analysis/extract/index.ts';
+import type * as SearchModuleNs from '../../src/providers/search/archive-search.ts';
+import type * as ArchiveModuleNs from '../../src/providers/web/archive/archive.ts';
+
+type ArchiveModule = typeof ArchiveModuleNs;
+type SearchModule = typeof SearchModuleNs;
+type IndexModule = typeof IndexModuleNs;
+type ExtractModule = typeof ExtractModuleNs;
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Where the WCXB dev split is expected: a sibling of the checkout, as the extraction bench reads it. */
@@ -96,24 +105,28 @@ function peakRssMb(): number {
 }
 
 /**
- * One build on an empty index folder with the server's extractor: `in-thread` as before this change, `workers` with
- * the server's worker threads (src/archive-index.ts).
+ * One build on an empty index folder, with the modules of `srcDir` (this checkout's src/ or the baseline's):
+ * `baseline` indexes in-thread with that tree's analysis extractor, as the server did before worker threads;
+ * `in-thread` and `workers` use this server's extractor (src/archive-index.ts) without and with its worker threads.
  */
-async function buildChild(mode: string, archivePath: string, indexDir: string): Promise<BuildReport> {
-  const [{ createWebArchive }, { createArchiveSearch }, index] = await Promise.all([
-    import('../../src/providers/web/archive/archive.ts'),
-    import('../../src/providers/search/archive-search.ts'),
-    import('../../src/archive-index.ts'),
+async function buildChild(mode: string, archivePath: string, indexDir: string, srcDir: string): Promise<BuildReport> {
+  const from = (path: string) => pathToFileURL(join(srcDir, path)).href;
+  const [{ createWebArchive }, { createArchiveSearch }] = await Promise.all([
+    import(from('providers/web/archive/archive.ts')) as Promise<ArchiveModule>,
+    import(from('providers/search/archive-search.ts')) as Promise<SearchModule>,
   ]);
+  const index = mode === 'baseline' ? null : ((await import(from('archive-index.ts'))) as IndexModule);
+  const extractor = index
+    ? { extractorId: index.ARCHIVE_EXTRACTOR_ID, extractText: index.archiveExtractText }
+    : await baselineExtractor(from('engine/analysis/extract/index.ts'));
   const archive = createWebArchive({ path: archivePath, indexDir });
   let threads = 0;
   let pages = 0;
   const search = createArchiveSearch({
     archive,
-    extractorId: index.ARCHIVE_EXTRACTOR_ID,
-    extractText: index.archiveExtractText,
+    ...extractor,
     onIndexPage: (done) => (pages = done),
-    ...(mode === 'workers'
+    ...(mode === 'workers' && index
       ? {
           workers: async (count: number) => {
             const workers = await index.startArchiveIndexWorkers({ pages: count });
@@ -142,13 +155,30 @@ async function buildChild(mode: string, archivePath: string, indexDir: string): 
   };
 }
 
+/** The baseline's extractor as its composition root wired it: the analysis extractor's title and main text. */
+async function baselineExtractor(moduleUrl: string) {
+  const { extract } = (await import(moduleUrl)) as ExtractModule;
+  return {
+    extractorId: 'baseline',
+    extractText: (html: string, url: string) => {
+      const e = extract(html, { url });
+      return { title: e.title, text: e.mainText };
+    },
+  };
+}
+
 /** Runs a build child in a fresh process (its own heap and peak RSS); answers its report. */
-async function runBuildChild(mode: string, archivePath: string, indexDir: string): Promise<BuildReport> {
+async function runBuildChild(
+  mode: string,
+  archivePath: string,
+  indexDir: string,
+  srcDir = join(ROOT, 'src'),
+): Promise<BuildReport> {
   const { spawn } = await import('node:child_process');
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', mode, archivePath, indexDir],
+      ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', mode, archivePath, indexDir, srcDir],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -168,8 +198,29 @@ async function runBuildChild(mode: string, archivePath: string, indexDir: string
 const s1 = (ms: number) => (ms / 1000).toFixed(1);
 
 /**
- * Builds an archive of `pages` real pages and indexes it in-thread and with workers, each in its own process on an
- * empty index folder. Rows for bench/lib/harness.ts's table; null when the dataset is absent.
+ * The index build as it was before worker threads and the leaner DOM: main at the commit before that work. Its
+ * extractor is built from that tree, checked out beside this one with `git worktree` (sharing node_modules).
+ */
+export const INDEX_BUILD_BASELINE = 'e6a42c2^';
+
+/** Checks the baseline out into `dir`; answers its src/ folder and how to remove it, or null without git. */
+async function checkoutBaseline(dir: string): Promise<{ srcDir: string; remove(): void } | null> {
+  const { execFileSync } = await import('node:child_process');
+  const { symlinkSync } = await import('node:fs');
+  const git = (...args: string[]) => execFileSync('git', ['-C', ROOT, ...args], { stdio: 'ignore' });
+  try {
+    git('worktree', 'add', '--detach', dir, INDEX_BUILD_BASELINE);
+  } catch {
+    return null;
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return { srcDir: join(dir, 'src'), remove: () => git('worktree', 'remove', '--force', dir) };
+}
+
+/**
+ * Builds an archive of `pages` real pages and indexes it three ways, each in its own process on an empty index
+ * folder: the baseline (INDEX_BUILD_BASELINE, one thread), this checkout in one thread, and this checkout with its
+ * worker threads. Rows for bench/lib/harness.ts's table; null when the dataset is absent.
  */
 export async function archiveIndexBuild(pages: number): Promise<string[][] | null> {
   const source = loadWcxbPages();
@@ -177,67 +228,62 @@ export async function archiveIndexBuild(pages: number): Promise<string[][] | nul
   const { mkdtemp, rm } = await import('node:fs/promises');
   const { availableParallelism, tmpdir } = await import('node:os');
   const dir = await mkdtemp(join(tmpdir(), 'agent-api-bench-index-'));
+  const baseline = await checkoutBaseline(join(dir, 'baseline'));
   try {
     const archivePath = join(dir, 'wcxb.warc.gz');
     const distinct = await writeRealArchive(archivePath, source, pages);
+    const base = baseline
+      ? await runBuildChild('baseline', archivePath, join(dir, 'index-baseline'), baseline.srcDir)
+      : null;
     const before = await runBuildChild('in-thread', archivePath, join(dir, 'index-in-thread'));
     const after = await runBuildChild('workers', archivePath, join(dir, 'index-workers'));
     const total = (r: BuildReport) => r.recordsMs + r.pagesMs;
     const perThousand = (r: BuildReport) => total(r) / (r.pages / 1000);
-    const row = (figure: string, a: string, b: string, unit: string, note = '') => [figure, a, b, unit, note];
+    const cell = (r: BuildReport | null, f: (r: BuildReport) => string) => (r ? f(r) : 'no git');
+    const row = (figure: string, f: (r: BuildReport) => string, unit: string, note = '') => [
+      figure,
+      cell(base, f),
+      f(before),
+      f(after),
+      unit,
+      note,
+    ];
+    const speedup = (r: BuildReport | null) => (r ? `${(total(r) / total(after)).toFixed(2)}x` : 'n/a');
     return [
       row(
         `index build, ${before.pages} real pages`,
-        s1(total(before)),
-        s1(total(after)),
+        (r) => s1(total(r)),
         's',
-        `${(total(before) / total(after)).toFixed(2)}x faster with ${after.threads} worker threads on ${availableParallelism()} cores (goal: 2x); ${distinct} distinct WCXB pages`,
+        `workers ${speedup(base)} faster than the baseline (goal: 2x), ${speedup(before)} than one thread now; ${after.threads} worker threads on ${availableParallelism()} cores; ${distinct} distinct WCXB pages`,
       ),
-      row('  reading the WARC file (URL index)', s1(before.recordsMs), s1(after.recordsMs), 's', 'one thread in both'),
-      row(
-        '  extracting and indexing pages',
-        s1(before.pagesMs),
-        s1(after.pagesMs),
-        's',
-        `${(before.pagesMs / after.pagesMs).toFixed(2)}x`,
-      ),
-      row(
-        'pages per second',
-        (before.pages / (total(before) / 1000)).toFixed(1),
-        (after.pages / (total(after) / 1000)).toFixed(1),
-        'pages/s',
-      ),
+      row('  reading the WARC file (URL index)', (r) => s1(r.recordsMs), 's', 'one thread in all'),
+      row('  extracting and indexing pages', (r) => s1(r.pagesMs), 's'),
+      row('pages per second', (r) => (r.pages / (total(r) / 1000)).toFixed(1), 'pages/s'),
       row(
         'CPU time, all threads',
-        s1(before.cpuMs),
-        s1(after.cpuMs),
+        (r) => s1(r.cpuMs),
         's',
         'work done, whatever else runs on the machine: a wall-time ratio above the core count means other load',
       ),
       row(
         'CPU per page',
-        (before.cpuMs / before.pages).toFixed(0),
-        (after.cpuMs / after.pages).toFixed(0),
+        (r) => (r.cpuMs / r.pages).toFixed(0),
         'ms',
-        `CPU / wall: ${(after.cpuMs / total(after)).toFixed(2)} cores busy with workers, ${(before.cpuMs / total(before)).toFixed(2)} before`,
+        `cores busy (CPU / wall): ${[base, before, after].map((r) => (r ? (r.cpuMs / total(r)).toFixed(2) : 'n/a')).join(', ')}`,
       ),
-      row('per thousand pages', s1(perThousand(before)), s1(perThousand(after)), 's', 'the README figure'),
-      row(
-        'peak RSS',
-        before.peakRssMb.toFixed(0),
-        after.peakRssMb.toFixed(0),
-        'MB',
-        'workers: main thread and workers',
-      ),
+      row('per thousand pages', (r) => s1(perThousand(r)), 's', 'the README figure'),
+      row('peak RSS', (r) => r.peakRssMb.toFixed(0), 'MB', 'workers: main thread and workers'),
     ];
   } finally {
+    baseline?.remove();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
 const invoked = process.argv[1] ? fileURLToPath(import.meta.url) === process.argv[1] : false;
 if (invoked && process.argv[2] === '--child') {
-  const report = await buildChild(process.argv[3] ?? '', process.argv[4] ?? '', process.argv[5] ?? '');
+  const [mode = '', archivePath = '', indexDir = '', srcDir = join(ROOT, 'src')] = process.argv.slice(3);
+  const report = await buildChild(mode, archivePath, indexDir, srcDir);
   process.stdout.write(`${JSON.stringify(report)}\n`);
   // Worker threads and timers must not keep the measured process alive.
   process.exit(0);

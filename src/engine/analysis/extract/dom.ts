@@ -3,6 +3,8 @@
  * deeply nested page cannot overflow the stack.
  */
 import { parseHTML } from 'linkedom';
+// Nodes without a listener map each, before any page is parsed (see the module).
+import './linkedom-lite.ts';
 
 export const ELEMENT_NODE = 1;
 export const TEXT_NODE = 3;

@@ -46,7 +46,9 @@ export function findMainContent(
   if (kind !== 'article' && prose.length === 0) return broad;
   // Furniture leaves the DOM before Readability sees it, so both routes share one idea of what furniture is.
   for (const n of nodes) if (n.removed && !n.parent?.removed) n.el.remove();
-  const article = readabilityTree(doc);
+  // Only a page marked up as an article is worth Readability's looser retries: elsewhere a short strict result
+  // loses to the broad route anyway (measured on the extraction bench: F1 no lower, extraction a few percent faster).
+  const article = readabilityTree(doc, kind === 'article');
   if (!article) return broad;
   markFurniture(article, furniture);
   const articleBlocks = collectBlocks(article);
