@@ -1,16 +1,16 @@
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Db, DbStats } from '../store/db.ts';
-import { createIdempotencyService } from './idempotency.ts';
+import { createIdempotencyService, type IdempotencyService } from './idempotency.ts';
 import { createRateLimiter, type RequestLimiter } from './rate-limit.ts';
-import { createUsageService } from './usage.ts';
-import { createRunner, type WakeChannel } from './runner/runner.ts';
-import { createChangeHub } from './changes.ts';
+import { createUsageService, type UsageService } from './usage.ts';
+import { createRunner, type Runner, type WakeChannel } from './runner/runner.ts';
+import { type ChangeHub, createChangeHub } from './changes.ts';
 import type { EngineProviders } from './providers.ts';
-import { createAnalysis } from './analysis/analysis.ts';
+import { type Analysis, createAnalysis } from './analysis/analysis.ts';
 import { PIPELINES } from './pipelines.ts';
-import { createMetrics } from './metrics.ts';
-import { createProviderLimits, type ProviderKind } from './provider-limits.ts';
+import { type Metrics, createMetrics } from './metrics.ts';
+import { createProviderLimits, type ProviderKind, type ProviderLimits } from './provider-limits.ts';
 import type { ProviderSlots } from '../store/provider-slots.ts';
 
 export interface EngineSettings {
@@ -44,10 +44,43 @@ export interface EngineDeps {
 }
 
 /**
+ * The services every operation handler and pipeline step gets: everything of the engine but the root connection, so
+ * a handler reaches the database only through the handle it is given (the SQLite self-deadlock cannot be written).
+ */
+export interface EngineServices {
+  dbStats: DbStats;
+  clock: Clock;
+  logger: Logger;
+  settings: EngineSettings;
+  /** Pooled usage windows: reserve on acceptance, charge once, release on failure. */
+  usage: UsageService;
+  /** One result per idempotency key. */
+  idempotency: IdempotencyService;
+  /** Requests per key. */
+  rateLimiter: RequestLimiter;
+  /** The durable job runner the pipelines are registered on. */
+  runner: Runner;
+  /** Concurrency caps per provider kind (in the process, and installation-wide on PostgreSQL). */
+  limits: ProviderLimits;
+  /** Change notifications for the console and MCP resource subscriptions. */
+  changes: ChangeHub;
+  metrics: Metrics;
+  providers: EngineProviders;
+  /** Text analysis: extraction, terms, scoring. */
+  analysis: Analysis;
+}
+
+/** The engine: its services, and the root connection the composition root and the pipelines' runner use. */
+export interface Engine extends EngineServices {
+  db: Db;
+  services: EngineServices;
+}
+
+/**
  * The engine: the services every operation and pipeline share. Built once by the composition root from its
  * collaborators; holds no global state.
  */
-export function createEngine(deps: EngineDeps) {
+export function createEngine(deps: EngineDeps): Engine {
   const { db, clock, logger, settings } = deps;
   const metrics = createMetrics();
   const usage = createUsageService({ clock, logger, metrics });
@@ -74,7 +107,7 @@ export function createEngine(deps: EngineDeps) {
   );
   const analysis = createAnalysis();
   /** Everything but the root connection: what operation handlers get (engine/README in docs/architecture.md). */
-  const services = {
+  const services: EngineServices = {
     dbStats: deps.dbStats,
     clock,
     logger,
@@ -89,11 +122,7 @@ export function createEngine(deps: EngineDeps) {
     providers: deps.providers,
     analysis,
   };
-  const engine = { db, ...services, services };
+  const engine: Engine = { db, ...services, services };
   for (const make of PIPELINES) for (const pipeline of [make(engine)].flat()) runner.register(pipeline);
   return engine;
 }
-
-export type Engine = ReturnType<typeof createEngine>;
-/** The engine without its root connection: handlers reach the database only through the handle they are given. */
-export type EngineServices = Engine['services'];
