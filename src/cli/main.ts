@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
 import { loadConfig, type Config } from '../config.ts';
 import { processIo, type CliIo } from './output.ts';
+import { warnIfUnsupportedRuntime } from './runtime-support.ts';
 
 /**
  * The command groups, each loaded only when its command runs (or for help): `agent-api mcp` must start fast, and
@@ -45,7 +46,11 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<void>
     .description('Self-hostable MCP server and REST API for SEO content work.')
     .version(pkg.version)
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.err(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+    .configureOutput({ writeOut: (s) => io.err(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
+    // Before a command that serves runs (not for its --help or a usage error): one warning on Node past end of life.
+    .hook('preAction', async (_, command) => {
+      if (command.parent === program) await warnIfUnsupportedRuntime(command.name(), config.AGENT_API_LOG_LEVEL);
+    });
   // Only the group of the command given; every group for help, a version or an unknown command (in help's order).
   const group = Object.keys(GROUPS).find((g) => GROUPS[g]!.includes(argv[0] ?? ''));
   for (const name of group ? [group] : Object.keys(GROUPS)) await registerGroup(name, program, config, io);
