@@ -20,7 +20,12 @@ import { connectHttpClient } from '../helpers/mcp.ts';
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 const BASE = '/api/agent/v1';
 
-/** The tool names docs/api.md §3 and §5 fix; the registry may hold fewer while families are being built, never others. */
+/**
+ * The tool names docs/api.md §3 and §5 fix: the one list of tool names kept by hand, on purpose. Every other test
+ * takes names from src/tools/registry.ts; this snapshot guards the public contract, so renaming or dropping a tool
+ * (which breaks every client that calls it) fails here until this list and docs/api.md change with it. A new tool is
+ * added here as well.
+ */
 const DOCUMENTED_TOOLS = [
   'create_content_job',
   'approve_content_brief',
@@ -106,6 +111,7 @@ describe('operation registry contract', () => {
     expect(OPERATIONS.length).toBeGreaterThan(0);
     const names = OPERATIONS.map((op) => op.name);
     expect(new Set(names).size).toBe(names.length);
+    expect([...names].sort(), 'the public tool names (DOCUMENTED_TOOLS)').toEqual([...DOCUMENTED_TOOLS].sort());
     const routes = OPERATIONS.map((op) => `${op.http.method} ${op.http.path.replace(/:[a-z_]+/g, ':id')}`);
     expect(new Set(routes).size).toBe(routes.length);
   });

@@ -1,20 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../../src/tools/registry.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { connectHttpClient, structured } from '../helpers/mcp.ts';
 import { caller, footprint, type Any } from './fixture.ts';
 
 /** The seven prospect tools over MCP Streamable HTTP: metadata, every tool's success and its errors. */
 
-const TOOLS = [
-  'list_prospect_lists',
-  'create_prospect_list',
-  'list_prospects',
-  'save_prospect',
-  'update_prospect',
-  'delete_prospect',
-  'delete_prospect_list',
-];
+/** The prospector's operations, from src/tools/registry.ts. */
+const TOOLS = OPERATIONS.filter((op) => op.family === 'prospector').map((op) => op.name);
 
 let t: TestApp;
 beforeAll(async () => {
@@ -57,6 +51,7 @@ describe('prospect tools: metadata', () => {
   it('lists the seven tools with annotations, input and output schemas; mutations require idempotency_key', async () => {
     const { tools } = await s.mcp.client.listTools();
     const byName = new Map(tools.map((x) => [x.name, x]));
+    expect(TOOLS).toHaveLength(7);
     for (const name of TOOLS) {
       const tool = byName.get(name);
       expect(tool, name).toBeDefined();

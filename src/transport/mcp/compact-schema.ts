@@ -20,9 +20,10 @@
  */
 
 /**
- * The most JSON bytes `tools/list` may answer a key with every scope (test/mcp/tool-list.test.ts holds it; `node
- * --import tsx scripts/tool-list-size.ts` shows where the bytes go). Every assistant pays for the list in every
- * session, so a new tool buys its bytes from the others' descriptions rather than raising this.
+ * The most JSON bytes `tools/list` may answer a key with every scope. test/mcp/tool-list.test.ts imports it and
+ * fails past it; `node --import tsx scripts/tool-list-size.ts` shows where the bytes go and the headroom left. Every
+ * assistant pays for the list in every session, so a new tool buys its bytes from the others' descriptions rather
+ * than raising this (docs/architecture.md, "The tool-list budget").
  */
 export const TOOL_LIST_MAX_BYTES = 32 * 1024;
 
