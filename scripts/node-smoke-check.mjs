@@ -11,6 +11,9 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin', 'agent-api.js');
 const TAG = `node-smoke ${process.version}`;
+// On a supported Node (22, 24) the commands that serve print no unsupported-runtime warning (Node 20 logs one).
+const SUPPORTED = [22, 24].includes(Number(process.versions.node.split('.')[0]));
+const UNSUPPORTED_WARNING = /is unsupported \(past end of life/;
 const HOST = '127.0.0.1';
 
 if (!process.env.AGENT_API_DB) {
@@ -116,6 +119,8 @@ async function main() {
     if (Date.now() > healthDeadline) throw new Error('/healthz did not answer 200 within 60 s');
     await sleep(250);
   }
+  if (SUPPORTED && UNSUPPORTED_WARNING.test(serverLog))
+    throw new Error(`start warned of an unsupported runtime on ${process.version}`);
   say(`start: /healthz 200 on port ${port}${portArgs.length ? ' (--port)' : ' (AGENT_API_PORT)'}`);
 
   begin('mcp tools/list');
@@ -139,6 +144,8 @@ async function main() {
     const names = tools.map((t) => t.name);
     if (!names.includes('start_optimization'))
       throw new Error(`tools/list has no start_optimization: ${names.join(', ')}`);
+    if (SUPPORTED && UNSUPPORTED_WARNING.test(mcpErr))
+      throw new Error(`mcp warned of an unsupported runtime on ${process.version}`);
     say(`mcp tools/list: ok (${names.length} tools, start_optimization present)`);
   } catch (e) {
     if (mcpErr) e.message += `\n--- mcp stderr ---\n${mcpErr}`;
