@@ -57,10 +57,7 @@ async function buildViews() {
     { name: 'trend-chart', module: './trend-chart.ts', render: 'renderTrends', title: 'Visibility trend' },
     { name: 'draft', module: './draft.ts', render: 'renderDraft', title: 'Draft' },
   ];
-  const css = [
-    readFileSync(`${root}src/ui/apps/view.css`, 'utf8'),
-    readFileSync(`${root}node_modules/uplot/dist/uPlot.min.css`, 'utf8'),
-  ].join('\n');
+  const css = readFileSync(`${root}src/ui/apps/view.css`, 'utf8');
   mkdirSync(`${root}dist/apps`, { recursive: true });
   for (const view of VIEWS) {
     const out = await build({

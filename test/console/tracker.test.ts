@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { svgMarkup, trendChart } from '../../src/charts/trend.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createFakeClock } from '../helpers/clock.ts';
 import { call, DAY, DOMAIN, KEYWORDS, project, scan } from '../tracker/fixture.ts';
@@ -78,6 +79,17 @@ describe('console tracker pages', () => {
 
     expect(r.text).toMatch(/<svg[^>]*role="img"[^>]*aria-labelledby="trend-title"/);
     expect(r.text).toMatch(/<title id="trend-title">[^<]*90 days[^<]*<\/title>/);
+    expect(r.text).toContain('<title id="trend-title">SPI of Visibility &lt;script&gt;alert(1)&lt;/script&gt; per');
+    // The chart is the shared chart module's (the MCP Apps view draws the same) of the trend's points, per platform.
+    const trend = (await call(t, 'GET', `/reporter/projects/${projectId}/trends`, tenant.key, { query: { days: 90 } }))
+      .body as { days: number; from: string; to: string; points: { date: string; platforms: { organic?: number } }[] };
+    const chart = trendChart({
+      titleId: 'trend-title',
+      title: `SPI of ${NAME} per platform over the last ${trend.days} days (${trend.from} to ${trend.to}, UTC); days without data are gaps in the lines`,
+      dates: trend.points.map((p) => p.date),
+      series: [{ name: 'organic', values: trend.points.map((p) => p.platforms.organic) }],
+    });
+    expect(r.text).toContain(svgMarkup(chart));
     const paths = seriesPaths(r.text);
     expect(paths).toHaveLength(1); // one platform: organic
     const d = paths[0]!;

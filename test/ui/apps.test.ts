@@ -11,6 +11,7 @@ import { chromiumPath, launchChromium } from '../helpers/browser.ts';
 import { idem, run, startContentApp, tenant, type Tenant } from '../content/helpers/harness.ts';
 import { drain } from '../optimize/helpers/harness.ts';
 import { project, scan } from '../tracker/fixture.ts';
+import { trendChart, type SvgNode, type TrendChartInput } from '../../src/charts/trend.ts';
 
 /**
  * MCP Apps views: the tools that have one name it in `_meta.ui.resourceUri`; each view is a `ui://` resource of type
@@ -22,7 +23,17 @@ import { project, scan } from '../tracker/fixture.ts';
 interface PageGlobals {
   showView(html: string, args: Record<string, unknown>, result: Record<string, unknown>): Promise<void>;
   viewReady?: boolean;
-  document: { body: { innerText: string }; querySelectorAll(selector: string): { length: number } };
+  document: {
+    body: { innerText: string };
+    querySelectorAll(selector: string): { length: number };
+    querySelector(selector: string): PageElement | null;
+  };
+}
+/** An element as the page scripts see it, for reading a chart back as a tree. */
+interface PageElement {
+  tagName: string;
+  attributes: ArrayLike<{ name: string; value: string }>;
+  childNodes: ArrayLike<{ nodeType: number; textContent: string | null }>;
 }
 
 const VIEW_OF: Record<string, string> = {
@@ -136,11 +147,18 @@ describe.skipIf(!browserPath)('MCP Apps views in a real browser', () => {
         { timeout: 15_000 },
       );
       const text = await frame.evaluate(() => (globalThis as unknown as PageGlobals).document.body.innerText);
-      const canvases = await frame.evaluate(
-        () => (globalThis as unknown as PageGlobals).document.querySelectorAll('canvas').length,
-      );
+      // The view's chart (if any) read back as the chart module's tree: tag, attributes, texts.
+      const chart = await frame.evaluate(() => {
+        const treeOf = (el: PageElement): SvgNode => ({
+          tag: el.tagName,
+          attrs: Object.fromEntries(Array.from(el.attributes, (a) => [a.name, a.value])),
+          children: Array.from(el.childNodes, (c) => (c.nodeType === 3 ? (c.textContent ?? '') : treeOf(c as never))),
+        });
+        const svg = (globalThis as unknown as PageGlobals).document.querySelector('.chart > svg');
+        return svg ? treeOf(svg) : null;
+      });
       await page.screenshot({ path: join(shots, `${shot}.png`), fullPage: true });
-      return { text, canvases, errors, requests };
+      return { text, chart, errors, requests };
     } finally {
       await browser.close();
     }
@@ -186,7 +204,35 @@ describe.skipIf(!browserPath)('MCP Apps views in a real browser', () => {
     expect(seen.requests).toEqual([]);
     expect(seen.text).toContain('Visibility trend');
     expect(seen.text).toMatch(/1 of 30 days measured/);
-    expect(seen.canvases).toBeGreaterThan(0);
+    // The chart module's SVG (the console's project page draws the same): overall and organic, each one point on
+    // the day scanned and no line through the 29 days without data.
+    const body = structured<TrendBody>(result);
+    const expected = trendInput(body);
+    expect(expected.series.map((x) => x.name)).toEqual(['overall', 'organic']);
+    expect(seen.chart).toEqual(withoutXmlns(trendChart(expected)));
+    const paths = (seen.chart?.children ?? []).flatMap((g) =>
+      typeof g === 'string' ? [] : g.children.filter((c) => typeof c !== 'string' && c.tag === 'path'),
+    );
+    for (const p of paths) expect((p as SvgNode).attrs.d!.match(/[ML]/g)).toHaveLength(1);
+
+    // A hostile platform name and date from a tool result stay text: no element, no handler, no request.
+    const hostile = '"><img src=x onerror=alert(1)><script>alert(2)</script>';
+    const forged = {
+      ...(result as object),
+      structuredContent: {
+        ...body,
+        platforms_expected: [...body.platforms_expected, hostile],
+        points: body.points.map((p, i) =>
+          i === 0 ? { ...p, date: `${p.date}${hostile}`, platforms: { ...p.platforms, [hostile]: 42 } } : p,
+        ),
+      },
+    };
+    const bad = await render('ui://agent-api/trend-chart', args, forged, 'trend-chart-hostile');
+    expect(bad.errors).toEqual([]);
+    expect(bad.requests).toEqual([]);
+    expect(bad.text).toContain('Visibility trend');
+    expect(bad.chart).toEqual(withoutXmlns(trendChart(trendInput(forged.structuredContent))));
+    expect(JSON.stringify(bad.chart)).not.toMatch(/"tag":"(img|script)"|"on[a-z]+":/i);
   }, 90_000);
 
   it('the draft view lays out a real draft as text, hostile markup included', async () => {
@@ -216,3 +262,30 @@ describe.skipIf(!browserPath)('MCP Apps views in a real browser', () => {
     expect(seen.text).toContain('"><img src=x onerror=alert(2)> paragraph.');
   }, 90_000);
 });
+
+interface TrendBody {
+  from: string;
+  to: string;
+  platforms_expected: string[];
+  points: { date: string; spi: number | null; platforms: Record<string, number> }[];
+}
+
+/** What the trend view hands the chart module for a get_tracker_trends result: overall, then each expected platform. */
+function trendInput(body: TrendBody): TrendChartInput {
+  const measured = body.points.filter((p) => p.spi !== null).length;
+  return {
+    titleId: 'trend-title',
+    title: `SPI over ${body.points.length} days, ${measured} measured: overall and per platform; days without data are gaps in the lines`,
+    dates: body.points.map((p) => p.date),
+    series: [
+      { name: 'overall', label: 'SPI', values: body.points.map((p) => p.spi), width: 3 },
+      ...body.platforms_expected.map((name) => ({ name, values: body.points.map((p) => p.platforms[name] ?? null) })),
+    ],
+  };
+}
+
+/** The tree as the browser reads it back: an element made in the SVG namespace carries no `xmlns` attribute. */
+function withoutXmlns(node: SvgNode): SvgNode {
+  const { xmlns: _, ...attrs } = node.attrs;
+  return { ...node, attrs };
+}

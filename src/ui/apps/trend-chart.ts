@@ -1,30 +1,35 @@
 /**
- * The visibility trend view (MCP Apps), linked from get_tracker_trends: SPI per day as a line chart (uPlot), one
- * line overall and one per platform. A day without a successful run is a gap in the line, never a zero.
+ * The visibility trend view (MCP Apps), linked from get_tracker_trends: SPI per day as a line chart, one line overall
+ * and one per platform, drawn by the chart module the console's project page uses too (src/charts/trend.ts, SVG). A
+ * day without a successful run is a gap in the line, never a zero; each point's tooltip gives its date and value.
  */
-import uPlot from 'uplot';
+import { trendChart } from '../../charts/trend.ts';
 import { h, list, num, str } from './dom.ts';
+import { svgElement } from './svg.ts';
 
 export function renderTrends(body: Record<string, unknown>): Node {
   const points = list(body.points);
-  const days = points.map((p) => Date.parse(`${str(p.date)}T00:00:00Z`) / 1000);
-  const platforms = Array.isArray(body.platforms_expected) ? (body.platforms_expected as string[]) : [];
-  const series: (number | null)[][] = [
-    points.map((p) => (typeof p.spi === 'number' ? p.spi : null)),
-    ...platforms.map((name) =>
-      points.map((p) => {
-        const v = (p.platforms as Record<string, unknown> | undefined)?.[name];
-        return typeof v === 'number' ? v : null;
-      }),
-    ),
-  ];
-  const measured = series[0]!.filter((v) => v !== null).length;
-  const chart = h('div', {
-    class: 'chart',
-    role: 'img',
-    'aria-label': `SPI over ${points.length} days, ${measured} measured`,
+  const platforms = Array.isArray(body.platforms_expected)
+    ? body.platforms_expected.filter((p): p is string => typeof p === 'string')
+    : [];
+  const overall = points.map((p) => (typeof p.spi === 'number' ? p.spi : null));
+  const measured = overall.filter((v) => v !== null).length;
+  const chart = trendChart({
+    titleId: 'trend-title',
+    title: `SPI over ${points.length} days, ${measured} measured: overall and per platform; days without data are gaps in the lines`,
+    dates: points.map((p) => str(p.date)),
+    series: [
+      { name: 'overall', label: 'SPI', values: overall, width: 3 },
+      ...platforms.map((name) => ({
+        name,
+        values: points.map((p) => {
+          const v = (p.platforms as Record<string, unknown> | undefined)?.[name];
+          return typeof v === 'number' ? v : null;
+        }),
+      })),
+    ],
   });
-  const section = h(
+  return h(
     'section',
     {},
     h('h1', {}, 'Visibility trend'),
@@ -33,31 +38,7 @@ export function renderTrends(body: Record<string, unknown>): Node {
       { class: 'muted' },
       `${str(body.from)} to ${str(body.to)} (UTC): ${measured} of ${points.length} days measured; gaps are days without a successful run.`,
     ),
-    chart,
-    h('p', {}, `Latest SPI: ${num([...series[0]!].reverse().find((v) => v !== null))}`),
+    h('div', { class: 'chart' }, svgElement(chart)),
+    h('p', {}, `Latest SPI: ${num([...overall].reverse().find((v) => v !== null))}`),
   );
-  const colors = ['#1f6feb', '#d1242f', '#1a7f37', '#9a6700', '#8250df', '#bf3989'];
-  // uPlot draws into the element once it is in the document.
-  queueMicrotask(() => {
-    new uPlot(
-      {
-        width: Math.max(320, chart.clientWidth || 640),
-        height: 260,
-        scales: { y: { range: [0, 100] } },
-        series: [
-          {},
-          { label: 'SPI', stroke: colors[0], width: 2, spanGaps: false },
-          ...platforms.map((name, i) => ({
-            label: name,
-            stroke: colors[(i + 1) % colors.length],
-            width: 1,
-            spanGaps: false,
-          })),
-        ],
-      },
-      [days, ...series] as uPlot.AlignedData,
-      chart,
-    );
-  });
-  return section;
 }

@@ -8,10 +8,9 @@
  * when the page is rendered, so a double submit acts once.
  */
 import { randomUUID } from 'node:crypto';
-import { scaleLinear } from 'd3-scale';
-import { line } from 'd3-shape';
 import type { Hono } from 'hono';
-import { html } from 'hono/html';
+import { html, raw } from 'hono/html';
+import { svgMarkup, trendChart as trendSvg } from '../../../../charts/trend.ts';
 import { PROJECT_LIMITS } from '../../../../engine/tracker/projects.ts';
 import { Platform } from '../../../../tools/tracker/schemas.ts';
 import type { HttpEnv } from '../../guards.ts';
@@ -33,15 +32,6 @@ const PROJECTS_PER_PAGE = 50;
 const TREND_DAYS = 90;
 /** The run statuses in which a scan is still working (the project page refreshes itself). */
 const WORKING = new Set(['queued', 'running']);
-
-/** Line colours, mid-tones readable on the light and the dark background. */
-const COLOURS: Record<PlatformName, string> = {
-  organic: '#1a7f37',
-  chatgpt: '#0969da',
-  perplexity: '#8250df',
-  claude: '#bc4c00',
-  google_ai_overview: '#bf3989',
-};
 
 interface Pagination {
   limit: number;
@@ -452,108 +442,20 @@ function seriesOf(trends: Trends): PlatformName[] {
   return PLATFORMS.filter((p) => seen.has(p));
 }
 
-const W = 720;
-const H = 280;
-const LEFT = 40;
-const RIGHT = 16;
-const TOP = 12;
-const BOTTOM = 60;
-const PLOT_W = W - LEFT - RIGHT;
-const PLOT_H = H - TOP - BOTTOM;
-const num = (n: number) => Number(n.toFixed(1));
-
+/**
+ * The trend chart (src/charts/trend.ts, which the MCP Apps trend view draws too): one line per platform, written
+ * into the page as SVG markup the chart module escaped, in a figure whose caption says what a break in a line is.
+ */
 function trendChart(name: string, trends: Trends, series: PlatformName[]): Html {
-  const n = trends.points.length;
-  // Scales and the line from d3 (d3-scale, d3-shape): a day without a value is not `defined`, so the line breaks
-  // there (a new `M`) instead of dropping to zero.
-  const toX = scaleLinear()
-    .domain(n <= 1 ? [-1, 1] : [0, n - 1])
-    .range([LEFT, LEFT + PLOT_W]);
-  const toY = scaleLinear()
-    .domain([0, 100])
-    .range([TOP + PLOT_H, TOP])
-    .clamp(true);
-  const x = (i: number) => toX(i);
-  const y = (v: number) => toY(v);
-  const linePath = line<[number, number | undefined]>()
-    .defined(([, v]) => v !== undefined)
-    .x(([i]) => x(i))
-    .y(([, v]) => y(v!))
-    .digits(1);
-  const bottom = TOP + PLOT_H;
-  const grid = [0, 25, 50, 75, 100].map(
-    (v) =>
-      html`<line
-          class="grid"
-          x1="${LEFT}"
-          y1="${num(y(v))}"
-          x2="${W - RIGHT}"
-          y2="${num(y(v))}"
-          stroke="currentColor"
-          stroke-opacity="0.15"
-        />
-        <text x="${LEFT - 6}" y="${num(y(v)) + 4}" text-anchor="end" font-size="11" fill="currentColor">${v}</text>`,
-  );
-  const ticks = trends.points
-    .map((p, i) => ({ p, i }))
-    .filter(({ i }) => i % 15 === 0 || i === n - 1)
-    .map(
-      ({ p, i }) =>
-        html`<text x="${num(x(i))}" y="${bottom + 16}" text-anchor="middle" font-size="11" fill="currentColor">
-          ${p.date.slice(5)}
-        </text>`,
-    );
-  const lines = series.map((platform) => {
-    const values = trends.points.map((p) => p.platforms[platform]);
-    const d = linePath(values.map((v, i): [number, number | undefined] => [i, v])) ?? '';
-    const dots = values.map((v, i) =>
-      v === undefined ? '' : html`<circle cx="${num(x(i))}" cy="${num(y(v))}" r="2.5" fill="${COLOURS[platform]}" />`,
-    );
-    return html`<g>
-      ${
-        d
-          ? html`<path
-              class="series series-${platform}"
-              d="${d}"
-              fill="none"
-              stroke="${COLOURS[platform]}"
-              stroke-width="2"
-              stroke-linejoin="round"
-            />`
-          : ''
-      }
-      ${dots}
-    </g>`;
+  const chart = trendSvg({
+    titleId: 'trend-title',
+    title: `SPI of ${name} per platform over the last ${trends.days} days (${trends.from} to ${trends.to}, UTC); days without data are gaps in the lines`,
+    dates: trends.points.map((p) => p.date),
+    series: series.map((platform) => ({ name: platform, values: trends.points.map((p) => p.platforms[platform]) })),
   });
-  const legend = series.map(
-    (platform, k) =>
-      html`<line
-          x1="${LEFT + k * 140}"
-          y1="${H - 10}"
-          x2="${LEFT + k * 140 + 18}"
-          y2="${H - 10}"
-          stroke="${COLOURS[platform]}"
-          stroke-width="3"
-        />
-        <text x="${LEFT + k * 140 + 24}" y="${H - 6}" font-size="12" fill="currentColor">${platform}</text>`,
-  );
   const empty = trends.points.every((p) => Object.keys(p.platforms).length === 0);
   return html`<figure>
-    <svg
-      xmlns="http://www.w3.org/2000/svg"
-      viewBox="0 0 ${W} ${H}"
-      width="100%"
-      role="img"
-      aria-labelledby="trend-title"
-    >
-      <title id="trend-title">
-        SPI of ${name} per platform over the last ${trends.days} days (${trends.from} to ${trends.to}, UTC); days
-        without data are gaps in the lines
-      </title>
-      <line class="axis" x1="${LEFT}" y1="${bottom}" x2="${W - RIGHT}" y2="${bottom}" stroke="currentColor" />
-      <line class="axis" x1="${LEFT}" y1="${TOP}" x2="${LEFT}" y2="${bottom}" stroke="currentColor" />
-      ${grid} ${ticks} ${lines} ${legend}
-    </svg>
+    ${raw(svgMarkup(chart))}
     <figcaption class="muted">
       ${
         empty
