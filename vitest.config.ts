@@ -1,5 +1,14 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { announcePostgresSkip, PG_AVAILABLE } from './test/helpers/postgres.ts';
+import { unitTestFiles } from './test/helpers/projects.ts';
+
+/**
+ * Test files that boot nothing (no app, server, process, worker, database or browser): the `unit` project, a fast loop
+ * on its own (`npx vitest run --project unit`). The list is computed from what each file imports
+ * (test/helpers/projects.ts), so it cannot drift; its setup file makes booting throw, so nothing slips in.
+ */
+const UNIT = unitTestFiles(fileURLToPath(new URL('.', import.meta.url)));
 
 /**
  * Suites that measure a real server process under load (graceful stop with requests in flight): they run after
@@ -73,7 +82,20 @@ export default defineConfig({
         test: {
           name: 'main',
           include: ['test/**/*.test.ts'],
-          exclude: [...ALONE, ...BROWSER, ...MULTIPROCESS],
+          exclude: [...UNIT, ...ALONE, ...BROWSER, ...MULTIPROCESS],
+          fileParallelism: true,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: UNIT,
+          setupFiles: ['test/helpers/unit-guard.ts'],
+          // Nothing is booted and no file mocks a module, so the files of a worker share one module graph: each
+          // source module is imported once per worker, not once per file.
+          isolate: false,
           fileParallelism: true,
           sequence: { groupOrder: 0 },
         },
