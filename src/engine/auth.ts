@@ -4,6 +4,7 @@ import type { Db } from '../store/db.ts';
 import type { Plan } from '../store/schema.ts';
 import { findKeyByHash } from '../store/repos/api-keys.ts';
 import { hashApiKey, isWellFormedApiKey } from './api-keys.ts';
+import { API_KEY_STATES, apiKeyState } from './accounts/contract.ts';
 import { PLAN_LIMITS } from './plans.ts';
 import { expandScopes, type Scope } from './scopes.ts';
 
@@ -41,7 +42,7 @@ export async function authenticate(db: Db, clock: Clock, token: string | null): 
 export async function principalOfKeyHash(db: Db, clock: Clock, keyHash: string): Promise<Principal> {
   const row = await findKeyByHash(db, keyHash);
   const now = clock.now();
-  if (!row || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) throw unauthorized();
+  if (!row || !API_KEY_STATES[apiKeyState(row, now)].authenticates) throw unauthorized();
   return {
     orgId: row.org_id,
     keyId: row.id,

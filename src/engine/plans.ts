@@ -1,6 +1,8 @@
 import type { Plan } from '../store/schema.ts';
 
-export const PLANS = ['starter', 'pro', 'agency'] as const satisfies readonly Plan[];
+import { PLANS } from './accounts/contract.ts';
+
+export { PLANS };
 
 export interface PlanLimits {
   /** Requests per minute per key. */

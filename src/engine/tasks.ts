@@ -5,6 +5,7 @@ import { getContentJob } from '../store/repos/content.ts';
 import { getOptimization } from '../store/repos/optimizations.ts';
 import { getTaskRow, insertTaskRow, listTaskRows, markTaskCancelled } from '../store/repos/mcp-tasks.ts';
 import { taskStatusOf, type TaskStatus } from './content/states.ts';
+import { optimizationTaskStatus } from './optimize/states.ts';
 import { readScopeOf, type Scope } from './scopes.ts';
 import { autopilotStarted, jobCreated } from './content/views.ts';
 import { optimizationView } from './optimize/views.ts';
@@ -35,7 +36,7 @@ export async function resourceTaskState(
   if (kind === 'optimization') {
     const row = await getOptimization(db, orgId, id);
     if (!row) return null;
-    const status = row.status === 'complete' ? 'completed' : row.status === 'failed' ? 'failed' : 'working';
+    const status = optimizationTaskStatus(row.status);
     return {
       status,
       statusMessage: row.error ?? row.stage ?? row.status,

@@ -2,12 +2,37 @@
  * Kysely table types. Timestamps are integer milliseconds since the epoch (UTC); the API renders them as ISO 8601.
  * JSON columns are TEXT holding JSON.
  */
-import type { ContentStage, ContentStatus } from '../engine/content/states.ts';
+import type { Plan, SubscriptionStatus } from '../engine/accounts/contract.ts';
+import type {
+  ContentMode,
+  ContentRunKind,
+  ContentStage,
+  ContentStatus,
+  CreationSource,
+} from '../engine/content/states.ts';
+import type { OptimizationStage, OptimizationStatus } from '../engine/optimize/states.ts';
+import type { OpportunityType, ProspectStatus } from '../engine/prospects/contract.ts';
+import type {
+  TrackerPlatform,
+  TrackerQueryKind,
+  TrackerResultStatus,
+  TrackerScanStatus,
+} from '../engine/tracker/contract.ts';
 
-export type { ContentStage, ContentStatus };
-
-export type Plan = 'starter' | 'pro' | 'agency';
-export type SubscriptionStatus = 'active' | 'inactive';
+// The state unions come from each family's state table (src/engine/<family>/states.ts or contract.ts).
+export type {
+  ContentStage,
+  ContentStatus,
+  OpportunityType,
+  OptimizationStage,
+  OptimizationStatus,
+  Plan,
+  ProspectStatus,
+  SubscriptionStatus,
+  TrackerPlatform,
+  TrackerResultStatus,
+  TrackerScanStatus,
+};
 
 export interface OrganisationsTable {
   id: string;
@@ -104,10 +129,6 @@ export interface RunsTable {
   updated_at: number;
 }
 
-export type OptimizationStatus = 'queued' | 'running' | 'complete' | 'failed';
-/** The pipeline step an optimization is in while running. */
-export type OptimizationStage = 'searching' | 'fetching' | 'scoring';
-
 export interface OptimizationsTable {
   /** `opt_` + 26 ULID characters. */
   id: string;
@@ -138,32 +159,19 @@ export interface OptimizationsTable {
   updated_at: number;
 }
 
-export type ProspectStatus = 'identified' | 'contacted' | 'in_discussion' | 'won' | 'passed';
-export type OpportunityType =
-  | 'guest_post'
-  | 'link_insertion'
-  | 'resource_page'
-  | 'broken_link'
-  | 'unlinked_mention'
-  | 'digital_pr'
-  | 'partnership'
-  | 'other';
-
 /**
  * An outreach list of one client. The per-status item counts are kept on the row, in the same transaction as every
  * item change, so `status_breakdown` is a single-row read however large the list is.
  */
-export interface ProspectListsTable {
+/** One counter column per prospect status (`count_<status>`), made from the state table. */
+export type ProspectCounters = { [S in ProspectStatus as `count_${S}`]: number };
+
+export interface ProspectListsTable extends ProspectCounters {
   id: string;
   org_id: string;
   client_id: string;
   name: string;
   opportunity_type: OpportunityType | null;
-  count_identified: number;
-  count_contacted: number;
-  count_in_discussion: number;
-  count_won: number;
-  count_passed: number;
   created_at: number;
   /** Moves on every item saved, updated or deleted: lists are listed newest-updated first. */
   updated_at: number;
@@ -192,10 +200,10 @@ export interface ContentJobsTable {
   org_id: string;
   client_id: string;
   /** `job` (content job) or `autopilot`. */
-  kind: 'job' | 'autopilot';
-  creation_source: 'agent_api' | 'web_app';
+  kind: ContentRunKind;
+  creation_source: CreationSource;
   /** `auto` or `stepped` for agent_api jobs; null for web-app projects and Autopilot. */
-  mode: 'auto' | 'stepped' | null;
+  mode: ContentMode | null;
   /** The content state table (engine/content/states.ts) lists every status and stage. */
   status: ContentStatus;
   stage: ContentStage;
@@ -250,10 +258,6 @@ export interface McpTasksTable {
   created_at: number;
 }
 
-export type TrackerPlatform = 'organic' | 'chatgpt' | 'perplexity' | 'claude' | 'google_ai_overview';
-export type TrackerScanStatus = 'queued' | 'running' | 'complete' | 'partial' | 'failed';
-export type TrackerResultStatus = 'complete' | 'partial' | 'failed';
-
 /** A tracked domain and brand with its queries (keywords or prompts) and the platforms it is measured on. */
 export interface TrackerProjectsTable {
   id: string;
@@ -264,7 +268,7 @@ export interface TrackerProjectsTable {
   domain: string;
   /** JSON array of strings. */
   brand_names: string;
-  query_kind: 'keywords' | 'prompts';
+  query_kind: TrackerQueryKind;
   /** JSON array of strings, in the order given. */
   queries: string;
   query_count: number;

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PIPELINES } from '../../src/engine/pipelines.ts';
 import type { Pipeline } from '../../src/engine/runner/types.ts';
-import { FINAL_STAGE, progressPosition, PROGRESS_STAGES, type ContentStage } from '../../src/engine/content/states.ts';
+import {
+  CONTENT_RUN_KINDS,
+  FINAL_STAGE,
+  progressPosition,
+  PROGRESS_STAGES,
+  stagesOfKind,
+  type ContentStage,
+} from '../../src/engine/content/states.ts';
+import { OPTIMIZATION_STAGE_VALUES } from '../../src/engine/optimize/states.ts';
 import { jobDetail } from '../../src/engine/content/views.ts';
 import { optimizationProgress } from '../../src/engine/optimize/views.ts';
 import { CONTENT_KINDS, getContentJob, type ContentJobRow } from '../../src/store/repos/content.ts';
@@ -115,6 +123,23 @@ describe('progress along every pipeline, from the pipelines’ own step lists', 
       if (!progress) continue;
       expectRising(pipeline.kind, ['queued', ...stagesOf(pipeline), progress.final], progress.readings);
     }
+  });
+
+  it('the stages a content pipeline passes are the ones the state table gives its kind, in the same order', () => {
+    for (const kind of CONTENT_RUN_KINDS) {
+      const pipeline = pipelines().find((p) => p.kind === CONTENT_KINDS[kind])!;
+      const table = stagesOfKind(kind);
+      const walked = stagesOf(pipeline);
+      expect(
+        table.filter((s) => walked.includes(s)),
+        kind,
+      ).toEqual(walked);
+    }
+  });
+
+  it('an optimization passes exactly the state table’s stages, in order', () => {
+    const pipeline = pipelines().find((p) => p.kind === OPTIMIZATION_KIND)!;
+    expect(stagesOf(pipeline)).toEqual([...OPTIMIZATION_STAGE_VALUES]);
   });
 
   it('a stepped content job rests at brief_ready after its brief: still rising through it', () => {

@@ -15,6 +15,7 @@ import { insertRun } from '../../store/repos/runs.ts';
 import { BASE_UNITS } from '../usage.ts';
 import type { OptimizationInput } from './pipeline.ts';
 import { optimizationProgress, optimizationView, type OptimizationView } from './views.ts';
+import { isTerminalOptimization } from './states.ts';
 
 export interface StartOptimization {
   url: string;
@@ -25,8 +26,6 @@ export interface StartOptimization {
   competitor_urls?: string[];
   force_competitors?: boolean;
 }
-
-const TERMINAL = new Set(['complete', 'failed']);
 
 /** Accepts an optimization inside the caller's transaction: the row, its reservation and its queued run together. */
 export async function startOptimization(
@@ -88,7 +87,7 @@ export async function waitForOptimization(
 ) {
   const first = await getOptimization(db, orgId, id);
   if (!first) throw new ApiError('not_found', 'No such optimization.');
-  if (seconds > 0 && !TERMINAL.has(first.status)) {
+  if (seconds > 0 && !isTerminalOptimization(first.status)) {
     await engine.changes.waitFor(
       OPTIMIZATION_KIND,
       id,
@@ -125,7 +124,7 @@ export async function followOptimization(
     }
     const remaining = deadline - engine.clock.now();
     // A shutting-down server answers the record as it is now (the change hub is closed).
-    if (TERMINAL.has(row.status) || remaining <= 0 || signal?.aborted || engine.changes.closed)
+    if (isTerminalOptimization(row.status) || remaining <= 0 || signal?.aborted || engine.changes.closed)
       return optimizationView(row, 'status');
     await engine.changes.waitFor(
       OPTIMIZATION_KIND,

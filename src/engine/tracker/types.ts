@@ -1,9 +1,8 @@
 import { ANSWER_PLATFORMS, type AnswerPlatform } from '../../providers/types.ts';
-import type { TrackerPlatform, TrackerResultStatus } from '../../store/schema.ts';
+import { TRACKER_PLATFORMS, type TrackerPlatform, type TrackerResultStatus } from './contract.ts';
 
-/** Every platform the tracker measures, in scan order: organic search first, then the AI answer platforms. */
-export const TRACKER_PLATFORMS = ['organic', ...ANSWER_PLATFORMS] as const satisfies readonly TrackerPlatform[];
-
+// The platforms live in the tracker's state table (contract.ts).
+export { TRACKER_PLATFORMS };
 export type { TrackerPlatform };
 
 export function isAnswerPlatform(p: TrackerPlatform): p is AnswerPlatform {

@@ -7,6 +7,7 @@ import type {
   TrackerSummaryRow,
 } from '../../store/repos/tracker.ts';
 import type { TrackerScanStatus } from '../../store/schema.ts';
+import { isUsableScan } from './contract.ts';
 import { denominators, overallSpi } from './spi.ts';
 import type { TrackerPlatform } from './types.ts';
 
@@ -39,9 +40,7 @@ export function projectView(row: TrackerProjectRow, withQueries: boolean) {
 function scanBilling(row: Pick<TrackerScanRow, 'status' | 'ledger_state'>) {
   if (row.ledger_state === 'charged') return 'finalized' as const;
   if (row.ledger_state === 'released') return 'released' as const;
-  return row.status === 'complete' || row.status === 'partial'
-    ? ('reconciliation_pending' as const)
-    : ('reserved' as const);
+  return isUsableScan(row.status) ? ('reconciliation_pending' as const) : ('reserved' as const);
 }
 
 /** The scan (run) record: what start_tracker_scan answers and project reads show as `latest_run`. */

@@ -1,17 +1,19 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import type { OpportunityType, ProspectItemsTable, ProspectListsTable, ProspectStatus } from '../schema.ts';
+import { PROSPECT_STATUSES } from '../../engine/prospects/contract.ts';
+import type {
+  OpportunityType,
+  ProspectCounters,
+  ProspectItemsTable,
+  ProspectListsTable,
+  ProspectStatus,
+} from '../schema.ts';
 
 export type ProspectListRow = ProspectListsTable;
 export type ProspectItemRow = ProspectItemsTable;
 
-export const PROSPECT_STATUSES: readonly ProspectStatus[] = [
-  'identified',
-  'contacted',
-  'in_discussion',
-  'won',
-  'passed',
-];
+// The statuses come from the prospects state table; every one has a counter column (`count_<status>`).
+export { PROSPECT_STATUSES };
 
 type CountColumn = `count_${ProspectStatus}`;
 
@@ -40,11 +42,7 @@ export async function insertProspectList(db: Db, input: NewProspectList, now: nu
     client_id: input.clientId,
     name: input.name,
     opportunity_type: input.opportunityType,
-    count_identified: 0,
-    count_contacted: 0,
-    count_in_discussion: 0,
-    count_won: 0,
-    count_passed: 0,
+    ...(Object.fromEntries(PROSPECT_STATUSES.map((s) => [countColumn(s), 0])) as ProspectCounters),
     created_at: now,
     updated_at: now,
   };

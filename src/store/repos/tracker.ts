@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
+import { TRACKER_WORKING_STATUSES } from '../../engine/tracker/contract.ts';
 import type {
   LedgerState,
   TrackerPlatform,
@@ -120,7 +121,7 @@ export async function activeScans(db: Db, projectId: string): Promise<{ id: stri
     .leftJoin('runs as r', (j) => j.on('r.kind', '=', TRACKER_SCAN_KIND).onRef('r.resource_id', '=', 's.id'))
     .select(['s.id', 's.status'])
     .where('s.project_id', '=', projectId)
-    .where((eb) => eb.or([eb('s.status', 'in', ['queued', 'running']), eb('r.state', 'in', ['pending', 'waiting'])]))
+    .where((eb) => eb.or([eb('s.status', 'in', TRACKER_WORKING_STATUSES), eb('r.state', 'in', ['pending', 'waiting'])]))
     .orderBy('s.created_at')
     .orderBy('s.id')
     .execute();

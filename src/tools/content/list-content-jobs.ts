@@ -1,19 +1,13 @@
 import { z } from 'zod';
 import { listJobs } from '../../engine/content/service.ts';
 import { jobRow } from '../../engine/content/views.ts';
+import { CONTENT_MODES, CONTENT_STATUS_VALUES } from '../../engine/content/states.ts';
 import { defineOperation } from '../define.ts';
 import { ClientFilter, listOf, pageOf, PaginationInput } from '../common/schemas.ts';
 import { ContentJobRowView, LIST_KINDS } from './schemas.ts';
 
-export const JOB_STATUSES = [
-  'draft',
-  'queued',
-  'researching',
-  'brief_ready',
-  'generating_draft',
-  'completed',
-  'failed',
-] as const;
+/** The status filter: every status of the content state table. */
+export const JOB_STATUSES = CONTENT_STATUS_VALUES;
 
 export const listContentJobs = defineOperation({
   name: 'list_content_jobs',
@@ -33,7 +27,7 @@ export const listContentJobs = defineOperation({
       .describe(
         'queued, researching, brief_ready (awaiting approval), generating_draft, completed, failed, draft (web app, not started).',
       ),
-    mode: z.enum(['auto', 'stepped']).optional().describe('auto or stepped (jobs only).'),
+    mode: z.enum(CONTENT_MODES).optional().describe('auto or stepped (jobs only).'),
     ...PaginationInput,
   }),
   output: listOf(ContentJobRowView),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RESEARCH_PLATFORMS } from '../../providers/types.ts';
 import { INTENTS, PAGE_CONTRACTS, TONES } from '../../engine/content/types.ts';
+import { CONTENT_MODES, CONTENT_RUN_KINDS, CREATION_SOURCES } from '../../engine/content/states.ts';
 import { ClientId, Timestamp, UsageImpact } from '../common/schemas.ts';
 import { identifier, longText, shortText } from '../common/text.ts';
 
@@ -89,7 +90,7 @@ export const CreateContentJobInput = z
   .strictObject({
     ...common,
     mode: z
-      .enum(['auto', 'stepped'])
+      .enum(CONTENT_MODES)
       .default('auto')
       .describe('auto (default); stepped: pause at brief_ready for approve_content_brief.'),
     ...writing,
@@ -152,10 +153,10 @@ export const Progress = z.object({ stage: z.string(), percent: z.number().int() 
 
 export const ContentJobDetail = z.object({
   job_id: z.string(),
-  kind: z.enum(['job', 'autopilot']),
+  kind: z.enum(CONTENT_RUN_KINDS),
   client_id: z.string(),
-  creation_source: z.enum(['agent_api', 'web_app']),
-  mode: z.enum(['auto', 'stepped']).nullable(),
+  creation_source: z.enum(CREATION_SOURCES),
+  mode: z.enum(CONTENT_MODES).nullable(),
   status: z.string(),
   progress: Progress,
   content_type: z.string().nullable(),
@@ -188,8 +189,8 @@ export const ContentJobRowView = z.object({
   job_id: z.string(),
   kind: z.enum(LIST_KINDS),
   client_id: z.string(),
-  creation_source: z.enum(['agent_api', 'web_app']),
-  mode: z.enum(['auto', 'stepped']).nullable(),
+  creation_source: z.enum(CREATION_SOURCES),
+  mode: z.enum(CONTENT_MODES).nullable(),
   status: z.string(),
   progress: Progress,
   content_type: z.string().nullable(),

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { Timestamp } from '../common/schemas.ts';
+import { OPTIMIZATION_STAGE_VALUES, OPTIMIZATION_STATUS_VALUES } from '../../engine/optimize/states.ts';
 
-export const OptimizationStatus = z.enum(['queued', 'running', 'complete', 'failed']);
+export const OptimizationStatus = z.enum(OPTIMIZATION_STATUS_VALUES);
+export const OptimizationStage = z.enum(OPTIMIZATION_STAGE_VALUES);
 export const BillingStatus = z.enum(['reserved', 'finalized', 'released', 'reconciliation_pending']);
 export const ViewParam = z.enum(['status', 'summary', 'full']);
 

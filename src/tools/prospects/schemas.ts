@@ -1,18 +1,16 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from '../common/schemas.ts';
 import { longText, shortText } from '../common/text.ts';
+import {
+  joinOr,
+  OPPORTUNITY_TYPES,
+  PROSPECT_STATUS_MEANING,
+  PROSPECT_STATUSES,
+} from '../../engine/prospects/contract.ts';
 
-export const ProspectStatus = z.enum(['identified', 'contacted', 'in_discussion', 'won', 'passed']);
-export const OpportunityType = z.enum([
-  'guest_post',
-  'link_insertion',
-  'resource_page',
-  'broken_link',
-  'unlinked_mention',
-  'digital_pr',
-  'partnership',
-  'other',
-]);
+export const ProspectStatus = z.enum(PROSPECT_STATUSES);
+type ProspectStatusValue = z.infer<typeof ProspectStatus>;
+export const OpportunityType = z.enum(OPPORTUNITY_TYPES);
 
 /** One line of text: trimmed, 1 to `max` characters, no control, bidirectional override or lone surrogate. */
 export const Line = (max: number) => shortText({ max });
@@ -24,18 +22,18 @@ export { ClientId as ClientIdParam } from '../common/schemas.ts';
 export const ListIdParam = Uuid.describe('List id.');
 
 /** The values of the input enums, with what each means (each tool's field description starts from these). */
-export const OPPORTUNITY_TYPES_HELP =
-  'guest_post, link_insertion, resource_page, broken_link, unlinked_mention, digital_pr, partnership or other';
-export const PROSPECT_STATUSES_HELP =
-  'identified (not yet contacted), contacted, in_discussion, won or passed (dropped)';
+export const OPPORTUNITY_TYPES_HELP = joinOr(OPPORTUNITY_TYPES);
+export const PROSPECT_STATUSES_HELP = joinOr(
+  PROSPECT_STATUSES.map((s) => {
+    const meaning: string | null = PROSPECT_STATUS_MEANING[s];
+    return meaning === null ? s : `${s} (${meaning})`;
+  }),
+);
 
-const StatusBreakdown = z.object({
-  identified: z.number().int(),
-  contacted: z.number().int(),
-  in_discussion: z.number().int(),
-  won: z.number().int(),
-  passed: z.number().int(),
-});
+/** Item counts per status, every status of the state table. */
+const StatusBreakdown = z.object(
+  Object.fromEntries(PROSPECT_STATUSES.map((s) => [s, z.number().int()])) as Record<ProspectStatusValue, z.ZodNumber>,
+);
 
 export const ProspectListRecord = z.object({
   list_id: z.string(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { shortText } from '../common/text.ts';
 import { PROJECT_LIMITS, type TrackerProjectChanges } from '../../engine/tracker/projects.ts';
 import { TRACKER_PLATFORMS } from '../../engine/tracker/types.ts';
-import { Platform } from './schemas.ts';
+import { Platform, QueryKind } from './schemas.ts';
 
 /** The longest host name (RFC 1035), the limit on a project's and a client's domain. */
 const DOMAIN_MAX = 253;
@@ -16,9 +16,7 @@ const LANGUAGE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/;
 export const projectFields = {
   name: shortText({ max: PROJECT_LIMITS.name }).describe(`Project name, ≤ ${PROJECT_LIMITS.name} chars.`),
   domain: shortText({ max: DOMAIN_MAX }).describe('Brand host, e.g. example.com (and subdomains).'),
-  query_kind: z
-    .enum(['keywords', 'prompts'])
-    .describe('keywords (search terms) or prompts (questions for AI platforms).'),
+  query_kind: QueryKind.describe('keywords (search terms) or prompts (questions for AI platforms).'),
   queries: z
     .array(shortText({ max: PROJECT_LIMITS.queryLength }))
     .min(1)

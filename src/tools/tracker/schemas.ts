@@ -1,10 +1,16 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from '../common/schemas.ts';
-import { TRACKER_PLATFORMS } from '../../engine/tracker/types.ts';
+import {
+  TRACKER_PLATFORMS,
+  TRACKER_QUERY_KINDS,
+  TRACKER_RESULT_STATUS_VALUES,
+  TRACKER_SCAN_STATUS_VALUES,
+} from '../../engine/tracker/contract.ts';
 
 export const Platform = z.enum(TRACKER_PLATFORMS);
-export const ScanStatus = z.enum(['queued', 'running', 'complete', 'partial', 'failed']);
-export const ResultStatus = z.enum(['complete', 'partial', 'failed']);
+export const ScanStatus = z.enum(TRACKER_SCAN_STATUS_VALUES);
+export const ResultStatus = z.enum(TRACKER_RESULT_STATUS_VALUES);
+export const QueryKind = z.enum(TRACKER_QUERY_KINDS);
 export const ProjectIdParam = Uuid.describe('Project id.');
 
 export const ProjectRecord = z.object({
@@ -13,7 +19,7 @@ export const ProjectRecord = z.object({
   name: z.string(),
   domain: z.string().describe('Host without scheme or www.; subdomains count as the brand.'),
   brand_names: z.array(z.string()).describe('Names that count as a mention (the domain written out counts too).'),
-  query_kind: z.enum(['keywords', 'prompts']),
+  query_kind: QueryKind,
   queries: z.array(z.string()).optional().describe('Only in get_tracker_project.'),
   query_count: z.number().int(),
   platforms: z.array(Platform).describe('The platforms the project expects to be measured on.'),

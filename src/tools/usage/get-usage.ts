@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../define.ts';
 import { Timestamp } from '../common/schemas.ts';
+import { PLANS } from '../../engine/accounts/contract.ts';
 
 const Window = z.object({
   limit: z.number().int().describe('Units the window allows.'),
@@ -11,7 +12,7 @@ const Window = z.object({
 });
 
 export const UsageOutput = z.object({
-  plan: z.enum(['starter', 'pro', 'agency']),
+  plan: z.enum(PLANS),
   rate_limit_per_minute: z.number().int(),
   windows: z.object({ '24h': Window, '7d': Window }),
 });
