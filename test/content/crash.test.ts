@@ -6,6 +6,7 @@ import { createClient } from '../../src/store/repos/clients.ts';
 import { issueApiKey } from '../../src/engine/admin.ts';
 import type { FakeOpenAi } from '../helpers/fake-providers/openai.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.ts';
+import { expireLeases, LONG_LEASE_MS } from '../helpers/leases.ts';
 import { openTestStore } from '../helpers/store.ts';
 import { PLUMBING, type JobDetail } from './helpers/harness.ts';
 import { llmEnv, startHoldingProxy, startModel, type HoldingProxy } from './helpers/llm.ts';
@@ -30,11 +31,11 @@ let proxy: HoldingProxy;
 let env: Record<string, string>;
 
 /**
- * A server on the shared database. A's leases are short, so the restarted servers can reclaim its runs soon after
- * the kill; theirs are long, so a busy machine (a blocked event loop) cannot make one lose a lease to the other.
+ * A server on the shared database. Every lease is long, so a busy machine (a blocked event loop) cannot make a live
+ * server lose one, to itself or to the other; the test ends A's leases itself after the kill (test/helpers/leases.ts).
  */
-async function start(leaseMs = 10_000): Promise<SpawnedServer> {
-  const server = await spawnServer({ ...env, AGENT_API_LEASE_MS: String(leaseMs) });
+async function start(): Promise<SpawnedServer> {
+  const server = await spawnServer({ ...env, AGENT_API_LEASE_MS: LONG_LEASE_MS });
   cleanups.push(() => server.crash());
   return server;
 }
@@ -124,7 +125,7 @@ describe('kill -9, restart, two processes and SIGTERM, through content jobs and 
   let c: SpawnedServer;
 
   beforeAll(async () => {
-    a = await start(3_000);
+    a = await start();
     // B.23: the brief calls of a job and an Autopilot run are held before they reach the provider.
     proxy.setPolicy((k) => (k?.endsWith(':brief:brief') ? 'before' : 'pass'));
     const j1 = await api<JobDetail>(a.url, 'POST', '/copywriter/jobs', jobBody, { 'idempotency-key': 'b23-job' });
@@ -169,6 +170,8 @@ describe('kill -9, restart, two processes and SIGTERM, through content jobs and 
     beforeAll(async () => {
       // kill -9: the held connections die with the process; nothing held is forwarded later.
       await a.crash();
+      // A's four leases run out (as they would, LEASE_MS after the kill): B and C claim them at once.
+      expect(await expireLeases(db)).toBe(4);
       proxy.drop();
       proxy.setPolicy(() => 'pass');
       [b, c] = await Promise.all([start(), start()]);

@@ -5,6 +5,7 @@ import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createClient } from '../../src/store/repos/clients.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { startBillableProvider, type BillableProvider } from '../helpers/billable-provider.ts';
+import { expireLeases, LONG_LEASE_MS } from '../helpers/leases.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.ts';
 import { openTestStore, type TestStore } from '../helpers/store.ts';
 
@@ -45,13 +46,16 @@ describe('B. idempotency across crashes (kill -9)', () => {
     await store.close();
   });
 
-  /** A widget server on the shared database: one runner slot, 3 s leases (a busy machine must not make a live server lose its own), 50 ms polling. */
+  /**
+   * A widget server on the shared database: one runner slot, 50 ms polling, and a lease no stall of a busy machine
+   * outlives (a live server never loses its own); `crash` ends the killed server's leases (helpers/leases.ts).
+   */
   async function server(owner: string): Promise<SpawnedServer> {
     const s = await spawnServer(
       {
         ...store.env,
         WIDGET_PROVIDER_URL: provider.url,
-        AGENT_API_LEASE_MS: '3000',
+        AGENT_API_LEASE_MS: LONG_LEASE_MS,
         AGENT_API_POLL_MS: '50',
         AGENT_API_RUNNER_CONCURRENCY: '1',
         RUNNER_OWNER: owner,
@@ -65,6 +69,8 @@ describe('B. idempotency across crashes (kill -9)', () => {
   async function crash(s: SpawnedServer): Promise<void> {
     await s.crash();
     servers.splice(servers.indexOf(s), 1);
+    // Its leases run out, as they would LEASE_MS after the kill: the next server claims the runs at once.
+    await expireLeases(database.db);
   }
 
   async function createWidget(s: SpawnedServer, label: string, idem: string) {
@@ -168,7 +174,7 @@ describe('B. idempotency across crashes (kill -9)', () => {
     expect(retry.replayed).toBe('true');
     expect(retry.body.widget_id).toBe(id);
 
-    // The lease expires (1 s), the new process resumes the run and calls again with the same derived key.
+    // The dead server's lease has ended: the new process resumes the run and calls again with the same derived key.
     await waitFor(async () => expect((await runOf(id)).state).toBe('done'));
     expect(provider.calls.get(derived)).toBe(2);
     expect(provider.runs()).toBe(execution);

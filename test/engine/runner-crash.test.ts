@@ -11,6 +11,7 @@ import { SCOPES } from '../../src/engine/scopes.ts';
 import { OPERATIONS } from '../../src/tools/registry.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { startBillableProvider } from '../helpers/billable-provider.ts';
+import { expireLeases, LONG_LEASE_MS } from '../helpers/leases.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.ts';
 import { openStoreOf, openTestStore } from '../helpers/store.ts';
 import { widgetOperations, widgetPipeline } from '../helpers/widget.ts';
@@ -57,7 +58,15 @@ async function start(
   track = cleanups,
 ): Promise<SpawnedServer> {
   const server = await spawnServer(
-    { ...s.storeEnv, WIDGET_PROVIDER_URL: providerUrl, RUNNER_OWNER: owner, AGENT_API_POLL_MS: '50', ...env },
+    {
+      ...s.storeEnv,
+      WIDGET_PROVIDER_URL: providerUrl,
+      RUNNER_OWNER: owner,
+      AGENT_API_POLL_MS: '50',
+      // No live server loses a lease on a busy machine; a killed one's are ended by the test (helpers/leases.ts).
+      AGENT_API_LEASE_MS: LONG_LEASE_MS,
+      ...env,
+    },
     { script: SCRIPT },
   );
   track.push(() => server.crash());
@@ -192,7 +201,7 @@ describe('crash and restart of real server processes', () => {
     s = await seed(chain);
     provider = await startScenarioProvider();
     chain.push(provider.close);
-    const a = await start(s, provider.url, 'server-a', { AGENT_API_LEASE_MS: '3000' }, chain);
+    const a = await start(s, provider.url, 'server-a', {}, chain);
     const created = await Promise.all([
       call<{ widget_id: string }>(a.url, s.key, 'POST', '/widgets', {
         client_id: s.clientId,
@@ -207,7 +216,9 @@ describe('crash and restart of real server processes', () => {
     before.g74 = await runOf(s.db, w74);
     before.g75 = await runOf(s.db, w75);
     await a.crash();
-    b = await start(s, provider.url, 'server-b', { AGENT_API_LEASE_MS: '3000' }, chain);
+    // A's two leases run out (as they would, LEASE_MS after the kill): B claims both at once.
+    expect(await expireLeases(s.db)).toBe(2);
+    b = await start(s, provider.url, 'server-b', {}, chain);
     await until(
       'both runs to complete on server B',
       async () => (await runOf(s.db, w74)).state === 'done' && (await runOf(s.db, w75)).state === 'done',
@@ -325,7 +336,8 @@ describe('two processes and in-process shutdown', () => {
     const ledger = await s.db.selectFrom('usage_ledger').select('state').where('org_id', '=', s.orgId).execute();
     expect(ledger.map((l) => l.state)).toEqual(Array(n).fill('charged'));
     expect(a.stderr() + b.stderr()).not.toMatch(/SQLITE_BUSY|lease lost|"level":50/);
-  });
+    // Two server processes start from the TypeScript sources (tsx): seconds each, tens of them on a busy machine.
+  }, 120_000);
 
   it('G.79 shutdown with a step outlasting the grace period: the run is handed back (lease released, attempt not counted) and a restart runs it once', async () => {
     const provider = await startScenarioProvider();

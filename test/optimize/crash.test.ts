@@ -5,6 +5,7 @@ import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { issueApiKey } from '../../src/engine/admin.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.ts';
 import { startCanary } from '../helpers/canary.ts';
+import { expireLeases, LONG_LEASE_MS } from '../helpers/leases.ts';
 import { openTestStore } from '../helpers/store.ts';
 import type { Optimization } from './helpers/harness.ts';
 import { startLoopbackSerp, startLoopbackWeb, KEYWORD, type LoopbackSerp, type LoopbackWeb } from './helpers/web.ts';
@@ -54,9 +55,9 @@ async function setup(env: Record<string, string>): Promise<Setup> {
       ...store.env,
       ...serp.env,
       AGENT_API_TEST_FETCH_ALLOW: web.allow,
-      // Long enough that a busy machine does not make a live server lose its own lease (a second fetch would be counted);
-      // short next to the seconds a restart takes anyway.
-      AGENT_API_LEASE_MS: '3000',
+      // No stall of a busy machine outlives it: a live server never loses its own lease (a second fetch would be
+      // counted). A killed server's leases are ended by the test (helpers/leases.ts).
+      AGENT_API_LEASE_MS: LONG_LEASE_MS,
       AGENT_API_POLL_MS: '50',
       AGENT_API_RETRY_BASE_MS: '50',
       ...env,
@@ -155,6 +156,8 @@ describe('Optimize across kill -9 of a real server process', () => {
     expect(s.serp.calls(keyword)).toBe(1);
 
     await a.crash();
+    // A's two leases run out, as they would LEASE_MS after the kill: B claims both at once.
+    expect(await expireLeases(s.db)).toBe(2);
     // From now on the competitors answer at once and the failing page resets every connection.
     s.web.release();
     b = await start(s);

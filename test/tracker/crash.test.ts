@@ -9,6 +9,7 @@ import { createProject } from '../../src/engine/tracker/service.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-providers/openai.ts';
 import { startFakePerplexity, type FakePerplexity } from '../helpers/fake-providers/perplexity.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.ts';
+import { expireLeases, LONG_LEASE_MS } from '../helpers/leases.ts';
 import { openTestStore } from '../helpers/store.ts';
 import { BRAND, DOMAIN } from './fixture.ts';
 
@@ -71,7 +72,8 @@ afterAll(async () => {
 async function serve(): Promise<SpawnedServer> {
   const server = await spawnServer({
     ...storeEnv,
-    AGENT_API_LEASE_MS: '3000',
+    // No live server loses its lease on a busy machine; a killed one's are ended by the test (helpers/leases.ts).
+    AGENT_API_LEASE_MS: LONG_LEASE_MS,
     AGENT_API_POLL_MS: '50',
     OPENAI_API_KEY: openai.apiKey!,
     OPENAI_BASE_URL: openai.baseUrl,
@@ -121,6 +123,8 @@ describe('kill -9 mid-scan and restart', () => {
     ).toEqual([{ state: 'reserved', units: 6 }]);
 
     await first.crash();
+    // The scan's lease runs out, as it would LEASE_MS after the kill: the restarted server claims it at once.
+    expect(await expireLeases(db)).toBe(1);
     const second = await serve();
     await until('the scan to finish after the restart', async () => {
       const row = await db.selectFrom('tracker_scans').select('status').where('id', '=', scanId).executeTakeFirst();
