@@ -91,9 +91,9 @@ async function main() {
 
   begin('start');
   const port = await freePort();
-  // `start --port` is newer than AGENT_API_PORT; pass it only where this checkout's CLI has it.
+  // `start --port` is newer than AGENT_API_PORT; pass it only where this checkout's CLI has it (help is on stderr).
   const help = await run(['start', '--help'], 60_000);
-  const portArgs = /--port\b/.test(help.stdout) ? ['--port', String(port)] : [];
+  const portArgs = /--port\b/.test(help.stdout + help.stderr) ? ['--port', String(port)] : [];
   server = spawn(process.execPath, [BIN, 'start', ...portArgs], {
     cwd: ROOT,
     env: { ...env, AGENT_API_PORT: String(port) },
