@@ -1,57 +1,39 @@
 import { systemClock, type TimeSource } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
-import { createAnthropicSearchEngine } from './answer/anthropic-search.ts';
-import { createDataForSeoAiOverviewEngine } from './answer/dataforseo-ai-overview.ts';
-import { createOpenAiSearchEngine } from './answer/openai-search.ts';
-import { createPerplexityEngine } from './answer/perplexity.ts';
+import {
+  PROVIDER_KINDS,
+  type AnyProviderDefinition,
+  type ProviderBuildDeps,
+  type ProviderKind,
+  type ProviderSettingsOf,
+} from './define.ts';
+import { PROVIDERS } from './definitions/index.ts';
 import type { JsonClientOptions } from './http/json-client.ts';
-import { createDataForSeoSearch } from './search/dataforseo.ts';
-import { answerEngineSearch } from './search/platforms.ts';
-import { createSerpApiSearch } from './search/serpapi.ts';
+import { answerEngineSearch, type AnswerResearchPlatform } from './search/platforms.ts';
 import type { AnswerEngine, AnswerPlatform, ResearchPlatform, SearchProvider, Writer } from './types.ts';
 import { RESEARCH_PLATFORMS } from './types.ts';
-import { createAnthropicWriter } from './writer/anthropic.ts';
-import { createOpenAiWriter } from './writer/openai.ts';
+
+export { DEFAULT_OPENAI_SEARCH_MODEL } from './definitions/openai.ts';
+export { DEFAULT_PERPLEXITY_MODEL } from './definitions/perplexity.ts';
 
 /**
  * Builds the real providers from settings: which research platforms can run, the writer, and the answer engine
  * for each tracker platform. A platform nobody serves stays absent, so callers report missing coverage, never a
- * zero.
+ * zero. Each provider is defined once in `providers/definitions/` (kind, name, settings, factory); this module only
+ * walks that list.
  */
 
-type ConfigKeys =
-  | 'SERP_PROVIDER'
-  | 'DATAFORSEO_LOGIN'
-  | 'DATAFORSEO_PASSWORD'
-  | 'DATAFORSEO_BASE_URL'
-  | 'SERPAPI_API_KEY'
-  | 'SERPAPI_BASE_URL'
-  | 'LLM_PROVIDER'
-  | 'OPENAI_API_KEY'
-  | 'OPENAI_BASE_URL'
-  | 'OPENAI_MODEL'
-  | 'ANTHROPIC_API_KEY'
-  | 'ANTHROPIC_BASE_URL'
-  | 'ANTHROPIC_MODEL'
-  | 'PERPLEXITY_API_KEY'
-  | 'PERPLEXITY_BASE_URL'
-  | 'PROVIDER_TIMEOUT_MS';
+/**
+ * The settings the providers read: the two choosing settings, the timeout, and every key a definition's settings
+ * schema names (model settings an embedding caller may leave out are optional there, with the default the
+ * definition states).
+ */
+export type ProviderSettings = Pick<Config, 'SERP_PROVIDER' | 'LLM_PROVIDER' | 'PROVIDER_TIMEOUT_MS'> &
+  ProviderSettingsOf<(typeof PROVIDERS)[number]>;
 
-/** Model settings an embedding caller may leave out; each has the default shown. */
-export interface ProviderExtraSettings {
-  /** Model behind the `chatgpt` answer engine and research; default gpt-4o-search-preview. */
-  OPENAI_SEARCH_MODEL?: string;
-  /** Sonar model for the `perplexity` answer engine; default sonar. */
-  PERPLEXITY_MODEL?: string;
-  /** Model behind the `claude` answer engine and research; default ANTHROPIC_MODEL. */
-  ANTHROPIC_SEARCH_MODEL?: string;
-}
-
-export type ProviderSettings = Pick<Config, ConfigKeys> & ProviderExtraSettings;
-
-export const DEFAULT_OPENAI_SEARCH_MODEL = 'gpt-4o-search-preview';
-export const DEFAULT_PERPLEXITY_MODEL = 'sonar';
+/** Provider definitions that read `ProviderSettings` (the built-in list, or a test's list with its own fakes). */
+export type ProviderDefinitions = readonly AnyProviderDefinition<ProviderSettings>[];
 
 export interface ProviderRegistryDeps {
   /** Serves `organic` when SERP_PROVIDER=archive. */
@@ -59,6 +41,8 @@ export interface ProviderRegistryDeps {
   clock?: TimeSource;
   /** HTTP tuning for every adapter (tests inject sleep and dispatcher; production keeps the defaults). */
   http?: Omit<JsonClientOptions, 'provider' | 'baseUrl' | 'headers' | 'timeoutMs'>;
+  /** The providers to choose from; default every definition of `providers/definitions/index.ts`. */
+  definitions?: ProviderDefinitions;
 }
 
 export interface ProviderRegistry {
@@ -74,140 +58,71 @@ export interface ProviderRegistry {
   readonly answerEngines: Readonly<Partial<Record<AnswerPlatform, AnswerEngine>>>;
 }
 
-const present = (v: string | undefined): v is string => typeof v === 'string' && v.trim() !== '';
-
-/** What enables each research platform, for error messages. */
-const NEEDS: Record<ResearchPlatform, string> = {
-  organic:
-    'SERP_PROVIDER=archive, or SERP_PROVIDER=dataforseo or serpapi with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY)',
-  google_video_pack:
-    'SERP_PROVIDER=dataforseo or serpapi with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY)',
-  youtube_search:
-    'SERP_PROVIDER=dataforseo or serpapi with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY)',
-  chatgpt: 'OPENAI_API_KEY',
-  claude: 'ANTHROPIC_API_KEY',
-};
-
-/** Startup check: a chosen provider without its credentials is a configuration error naming the variable. */
-export function checkProviderSettings(s: ProviderSettings): void {
-  const problems: string[] = [];
-  const dfsLogin = present(s.DATAFORSEO_LOGIN);
-  const dfsPassword = present(s.DATAFORSEO_PASSWORD);
-  if (s.SERP_PROVIDER === 'dataforseo' && !dfsLogin && !dfsPassword)
-    problems.push('SERP_PROVIDER=dataforseo needs DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD');
-  else if (dfsLogin !== dfsPassword)
-    problems.push(
-      `${dfsLogin ? 'DATAFORSEO_PASSWORD' : 'DATAFORSEO_LOGIN'} is missing (DataForSEO needs both DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD)`,
-    );
-  if (s.SERP_PROVIDER === 'serpapi' && !present(s.SERPAPI_API_KEY))
-    problems.push('SERP_PROVIDER=serpapi needs SERPAPI_API_KEY');
-  if (s.LLM_PROVIDER === 'openai' && !present(s.OPENAI_API_KEY) && isOpenAiHost(s.OPENAI_BASE_URL)) {
-    problems.push(
-      'LLM_PROVIDER=openai needs OPENAI_API_KEY (or OPENAI_BASE_URL pointing at a server that needs no key, such as Ollama)',
-    );
-  }
-  if (s.LLM_PROVIDER === 'anthropic' && !present(s.ANTHROPIC_API_KEY))
-    problems.push('LLM_PROVIDER=anthropic needs ANTHROPIC_API_KEY');
-  if (problems.length > 0) throw new Error(`Invalid provider configuration:\n  ${problems.join('\n  ')}`);
+/** Whether the setting that chooses a provider of this kind names it (answer engines are never chosen). */
+function isChosen(def: { kind: ProviderKind; name: string }, settings: ProviderSettings): boolean {
+  const selector = PROVIDER_KINDS[def.kind];
+  return selector !== null && settings[selector] === def.name;
 }
 
-function isOpenAiHost(baseUrl: string): boolean {
-  try {
-    return new URL(baseUrl).hostname === 'api.openai.com';
-  } catch {
-    return false;
+/**
+ * What enables one research platform, for error messages: the SERP providers that answer it (keyless ones by name,
+ * the others with their credentials), then the answer engines that double as it.
+ */
+function needsFor(platform: ResearchPlatform, definitions: ProviderDefinitions): string {
+  const serving = definitions.filter((d) => d.research.includes(platform));
+  const serp = serving.filter((d) => d.kind === 'serp');
+  const keyless = serp.filter((d) => d.needs.length === 0).map((d) => `SERP_PROVIDER=${d.name}`);
+  const keyed = serp.filter((d) => d.needs.length > 0);
+  const parts = [...keyless];
+  if (keyed.length > 0) {
+    const names = keyed.map((d) => d.name).join(' or ');
+    const credentials = keyed.map((d) => d.needs.join('/')).join(' or ');
+    parts.push(`SERP_PROVIDER=${names} with credentials (${credentials})`);
   }
+  for (const d of serving) if (d.kind === 'answer') parts.push(d.needs.join('/'));
+  return parts.length > 0 ? parts.join(', or ') : 'a provider that serves it';
+}
+
+/** Startup check: a chosen provider without its credentials is a configuration error naming the variable. */
+export function checkProviderSettings(s: ProviderSettings, definitions: ProviderDefinitions = PROVIDERS): void {
+  const problems = definitions.flatMap((d) => d.problems(s, isChosen(d, s)));
+  if (problems.length > 0) throw new Error(`Invalid provider configuration:\n  ${problems.join('\n  ')}`);
 }
 
 /** Builds every configured provider once; throws an Error naming the variable when the settings are inconsistent. */
 export function createProviderRegistry(settings: ProviderSettings, deps: ProviderRegistryDeps): ProviderRegistry {
-  checkProviderSettings(settings);
+  const definitions = deps.definitions ?? PROVIDERS;
+  checkProviderSettings(settings, definitions);
   const clock = deps.clock ?? systemClock;
-  const http = { ...deps.http, timeoutMs: settings.PROVIDER_TIMEOUT_MS };
-
-  const dataForSeo =
-    present(settings.DATAFORSEO_LOGIN) && present(settings.DATAFORSEO_PASSWORD)
-      ? {
-          login: settings.DATAFORSEO_LOGIN,
-          password: settings.DATAFORSEO_PASSWORD,
-          baseUrl: settings.DATAFORSEO_BASE_URL,
-        }
-      : null;
-  const openAiKey = present(settings.OPENAI_API_KEY) ? settings.OPENAI_API_KEY : null;
-  const anthropicKey = present(settings.ANTHROPIC_API_KEY) ? settings.ANTHROPIC_API_KEY : null;
-
-  let serp: SearchProvider | null = null;
-  if (settings.SERP_PROVIDER === 'dataforseo' && dataForSeo)
-    serp = createDataForSeoSearch({ ...http, ...dataForSeo, clock });
-  if (settings.SERP_PROVIDER === 'serpapi' && present(settings.SERPAPI_API_KEY)) {
-    serp = createSerpApiSearch({
-      ...http,
-      apiKey: settings.SERPAPI_API_KEY,
-      baseUrl: settings.SERPAPI_BASE_URL,
-      clock,
-    });
-  }
-
-  const answerEngines: Partial<Record<AnswerPlatform, AnswerEngine>> = {};
-  if (openAiKey) {
-    answerEngines.chatgpt = createOpenAiSearchEngine({
-      ...http,
-      apiKey: openAiKey,
-      baseUrl: settings.OPENAI_BASE_URL,
-      model: present(settings.OPENAI_SEARCH_MODEL) ? settings.OPENAI_SEARCH_MODEL : DEFAULT_OPENAI_SEARCH_MODEL,
-      clock,
-    });
-  }
-  if (anthropicKey) {
-    answerEngines.claude = createAnthropicSearchEngine({
-      ...http,
-      apiKey: anthropicKey,
-      baseUrl: settings.ANTHROPIC_BASE_URL,
-      model: present(settings.ANTHROPIC_SEARCH_MODEL) ? settings.ANTHROPIC_SEARCH_MODEL : settings.ANTHROPIC_MODEL,
-      clock,
-    });
-  }
-  if (present(settings.PERPLEXITY_API_KEY)) {
-    answerEngines.perplexity = createPerplexityEngine({
-      ...http,
-      apiKey: settings.PERPLEXITY_API_KEY,
-      baseUrl: settings.PERPLEXITY_BASE_URL,
-      model: present(settings.PERPLEXITY_MODEL) ? settings.PERPLEXITY_MODEL : DEFAULT_PERPLEXITY_MODEL,
-      clock,
-    });
-  }
-  if (dataForSeo)
-    answerEngines.google_ai_overview = createDataForSeoAiOverviewEngine({ ...http, ...dataForSeo, clock });
+  const build: ProviderBuildDeps = {
+    http: { ...deps.http, timeoutMs: settings.PROVIDER_TIMEOUT_MS },
+    clock,
+    archiveSearch: deps.archiveSearch,
+  };
 
   const research = new Map<ResearchPlatform, SearchProvider>();
-  if (settings.SERP_PROVIDER === 'archive') research.set('organic', deps.archiveSearch);
-  if (serp) for (const p of serp.platforms) research.set(p, serp);
-  if (answerEngines.chatgpt) research.set('chatgpt', answerEngineSearch(answerEngines.chatgpt, 'chatgpt', clock));
-  if (answerEngines.claude) research.set('claude', answerEngineSearch(answerEngines.claude, 'claude', clock));
-
+  const answerEngines: Partial<Record<AnswerPlatform, AnswerEngine>> = {};
   let writer: Writer | null = null;
-  if (settings.LLM_PROVIDER === 'openai') {
-    writer = createOpenAiWriter({
-      ...http,
-      ...(openAiKey ? { apiKey: openAiKey } : {}),
-      baseUrl: settings.OPENAI_BASE_URL,
-      model: settings.OPENAI_MODEL,
-      name: isOpenAiHost(settings.OPENAI_BASE_URL) ? 'openai' : 'openai-compatible',
-    });
-  } else if (settings.LLM_PROVIDER === 'anthropic' && anthropicKey) {
-    writer = createAnthropicWriter({
-      ...http,
-      apiKey: anthropicKey,
-      baseUrl: settings.ANTHROPIC_BASE_URL,
-      model: settings.ANTHROPIC_MODEL,
-    });
+  for (const def of definitions) {
+    if (def.kind === 'answer') {
+      const engine = def.build(settings, build);
+      if (!engine) continue;
+      answerEngines[def.name as AnswerPlatform] = engine;
+      for (const p of def.research) research.set(p, answerEngineSearch(engine, p as AnswerResearchPlatform, clock));
+    } else if (isChosen(def, settings)) {
+      if (def.kind === 'writer') writer = def.build(settings, build);
+      else {
+        const serp = def.build(settings, build);
+        if (serp) for (const p of serp.platforms) research.set(p, serp);
+      }
+    }
   }
 
   function missing(platforms: readonly ResearchPlatform[]): ApiError {
-    const lines = platforms.map((p) => `research platform '${p}' needs ${NEEDS[p]}`);
-    return new ApiError('invalid_input', lines.join('; '), {
+    const needs = platforms.map((p) => [p, needsFor(p, definitions)] as const);
+    return new ApiError('invalid_input', needs.map(([p, n]) => `research platform '${p}' needs ${n}`).join('; '), {
       platforms: [...platforms],
-      settings: Object.fromEntries(platforms.map((p) => [p, NEEDS[p]])),
+      settings: Object.fromEntries(needs),
     });
   }
 

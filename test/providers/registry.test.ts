@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.ts';
-import { checkProviderSettings, createProviderRegistry, type ProviderSettings } from '../../src/providers/registry.ts';
-import type { SearchProvider } from '../../src/providers/types.ts';
+import { z } from 'zod';
+import { ConfigSchema } from '../../src/config.ts';
+import { defineProvider, required } from '../../src/providers/define.ts';
+import { PROVIDERS } from '../../src/providers/definitions/index.ts';
+import {
+  checkProviderSettings,
+  createProviderRegistry,
+  type ProviderDefinitions,
+  type ProviderSettings,
+} from '../../src/providers/registry.ts';
+import { RESEARCH_PLATFORMS, type SearchProvider } from '../../src/providers/types.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-providers/anthropic.ts';
 import { startFakeDataForSeo, type FakeDataForSeo } from '../helpers/fake-providers/dataforseo.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-providers/openai.ts';
@@ -200,6 +209,106 @@ describe('provider registry over loopback fakes', () => {
     serp.hangNext(1);
     await expect(reg.researchProviderFor('organic').search('q', { platform: 'organic' })).rejects.toThrow(
       /timed out after 100 ms/,
+    );
+  });
+});
+
+describe('provider definitions', () => {
+  it('name every SERP_PROVIDER and LLM_PROVIDER value src/config.ts accepts, and only those', () => {
+    const names = (kind: string) => PROVIDERS.filter((d) => d.kind === kind).map((d) => d.name);
+    expect(names('serp')).toEqual([...ConfigSchema.shape.SERP_PROVIDER.unwrap().options]);
+    expect(names('writer')).toEqual([...ConfigSchema.shape.LLM_PROVIDER.unwrap().options]);
+    expect(names('answer').sort()).toEqual(['chatgpt', 'claude', 'google_ai_overview', 'perplexity']);
+  });
+
+  it('say what enables each research platform, derived from the SERP providers and answer engines that serve it', () => {
+    const serp =
+      'SERP_PROVIDER=dataforseo or serpapi with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY)';
+    const offline = createProviderRegistry(BASE, deps);
+    expect(apiError(() => offline.resolveResearch(RESEARCH_PLATFORMS)).details).toEqual({
+      platforms: ['google_video_pack', 'youtube_search', 'chatgpt', 'claude'],
+      settings: {
+        google_video_pack: serp,
+        youtube_search: serp,
+        chatgpt: 'OPENAI_API_KEY',
+        claude: 'ANTHROPIC_API_KEY',
+      },
+    });
+    // Without the archive's definition, organic is served by the keyed SERP providers only.
+    const keyedOnly = createProviderRegistry(BASE, { ...deps, definitions: PROVIDERS.slice(1) });
+    expect(apiError(() => keyedOnly.researchProviderFor('organic')).message).toBe(
+      `research platform 'organic' needs ${serp}`,
+    );
+    const nothing = createProviderRegistry(BASE, { ...deps, definitions: [] });
+    expect(apiError(() => nothing.researchProviderFor('organic')).message).toBe(
+      "research platform 'organic' needs a provider that serves it",
+    );
+  });
+});
+
+describe('a provider added in one place', () => {
+  // Everything a new provider needs, in one definition: its kind and name, its settings, its startup message, its
+  // factory. Listing it (here: the registry's `definitions`; in the server: providers/definitions/index.ts) is all.
+  const fakeSerp = defineProvider({
+    kind: 'serp',
+    name: 'fake-serp',
+    settings: z.object({ FAKE_SERP_KEY: required() }),
+    needs: ['FAKE_SERP_KEY'],
+    research: ['organic', 'youtube_search'],
+    create: (s): SearchProvider => ({
+      name: 'fake-serp',
+      platforms: ['organic', 'youtube_search'],
+      search: async (query, o) => ({
+        provider: 'fake-serp',
+        platform: o.platform,
+        query,
+        location: null,
+        language: null,
+        fetchedAt: 'x',
+        results: [{ position: 1, url: `https://fake.example/${s.FAKE_SERP_KEY}`, title: query, snippet: '' }],
+      }),
+    }),
+  });
+  const fakeWriter = defineProvider({
+    kind: 'writer',
+    name: 'fake-writer',
+    settings: z.object({ FAKE_WRITER_VOICE: required() }),
+    needs: ['FAKE_WRITER_VOICE'],
+    create: (s) => ({
+      name: 'fake-writer',
+      complete: async (r) => ({ text: `${s.FAKE_WRITER_VOICE}: ${r.prompt}`, provider: 'fake-writer', model: 'fake' }),
+    }),
+  });
+  // In the server the fakes' keys would be in src/config.ts and so in ProviderSettings; here they are not, hence casts.
+  const definitions = [...PROVIDERS, fakeSerp, fakeWriter] as unknown as ProviderDefinitions;
+  /** Settings naming the fakes. */
+  const chosen = (extra: Record<string, string>) =>
+    ({
+      ...BASE,
+      SERP_PROVIDER: 'fake-serp',
+      LLM_PROVIDER: 'fake-writer',
+      ...extra,
+    }) as unknown as ProviderSettings;
+
+  it('is chosen by its setting and serves its platforms and writing through the registry', async () => {
+    const reg = createProviderRegistry(chosen({ FAKE_SERP_KEY: 'k1', FAKE_WRITER_VOICE: 'Dry' }), {
+      ...deps,
+      definitions,
+    });
+    expect(reg.researchPlatforms).toEqual(['organic', 'youtube_search']);
+    const found = await reg.researchProviderFor('youtube_search').search('q', { platform: 'youtube_search' });
+    expect(found.results[0]!.url).toBe('https://fake.example/k1');
+    expect((await reg.writer!.complete({ system: 's', prompt: 'hi' })).text).toBe('Dry: hi');
+  });
+
+  it('without its settings fails at startup with the default message, and is named in research errors', () => {
+    expect(() => createProviderRegistry(chosen({}), { ...deps, definitions })).toThrow(
+      'Invalid provider configuration:\n  SERP_PROVIDER=fake-serp needs FAKE_SERP_KEY\n  LLM_PROVIDER=fake-writer needs FAKE_WRITER_VOICE',
+    );
+    const reg = createProviderRegistry(BASE, { ...deps, definitions });
+    expect(reg.researchProviderFor('organic')).toBe(archiveSearch);
+    expect(apiError(() => reg.researchProviderFor('youtube_search')).message).toBe(
+      "research platform 'youtube_search' needs SERP_PROVIDER=dataforseo or serpapi or fake-serp with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY or FAKE_SERP_KEY)",
     );
   });
 });

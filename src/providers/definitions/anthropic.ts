@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { createAnthropicSearchEngine } from '../answer/anthropic-search.ts';
+import { defineProvider, present, required } from '../define.ts';
+import { createAnthropicWriter } from '../writer/anthropic.ts';
+
+/** LLM_PROVIDER=anthropic: the Anthropic Messages API. */
+export const anthropicWriter = defineProvider({
+  kind: 'writer',
+  name: 'anthropic',
+  settings: z.object({ ANTHROPIC_API_KEY: required(), ANTHROPIC_BASE_URL: z.string(), ANTHROPIC_MODEL: z.string() }),
+  needs: ['ANTHROPIC_API_KEY'],
+  create: (s, deps) =>
+    createAnthropicWriter({
+      ...deps.http,
+      apiKey: s.ANTHROPIC_API_KEY,
+      baseUrl: s.ANTHROPIC_BASE_URL,
+      model: s.ANTHROPIC_MODEL,
+    }),
+});
+
+/** The `claude` answer engine and research platform (Anthropic with web search), whenever ANTHROPIC_API_KEY is set. */
+export const claudeAnswers = defineProvider({
+  kind: 'answer',
+  name: 'claude',
+  settings: z.object({
+    ANTHROPIC_API_KEY: required(),
+    ANTHROPIC_BASE_URL: z.string(),
+    ANTHROPIC_MODEL: z.string(),
+    /** Default ANTHROPIC_MODEL; an embedding caller may leave it out. */
+    ANTHROPIC_SEARCH_MODEL: z.string().optional(),
+  }),
+  needs: ['ANTHROPIC_API_KEY'],
+  research: true,
+  create: (s, deps) =>
+    createAnthropicSearchEngine({
+      ...deps.http,
+      apiKey: s.ANTHROPIC_API_KEY,
+      baseUrl: s.ANTHROPIC_BASE_URL,
+      model: present(s.ANTHROPIC_SEARCH_MODEL) ? s.ANTHROPIC_SEARCH_MODEL : s.ANTHROPIC_MODEL,
+      clock: deps.clock,
+    }),
+});
