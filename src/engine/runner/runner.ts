@@ -2,26 +2,14 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../logger.ts';
-import { immediate, type Db, type TxDb } from '../../store/db.ts';
-import {
-  claimRun,
-  countExpiredLeases,
-  parkRun,
-  renewLease,
-  updateLeasedRun,
-  type Lease,
-  type RunRow,
-} from '../../store/repos/runs.ts';
+import type { Db } from '../../store/db.ts';
+import { countExpiredLeases, type RunRow } from '../../store/repos/runs.ts';
 import type { Metrics } from '../metrics.ts';
-import { ProviderError } from '../../providers/types.ts';
-import {
-  keptCheckpoint,
-  PermanentError,
-  RetryableError,
-  type CheckpointReader,
-  type Pipeline,
-  type WriteContext,
-} from './types.ts';
+import type { Pipeline } from './types.ts';
+import { LeaseLost, type Claimed, type RunDeps } from './write-back.ts';
+import { executeRun } from './execute.ts';
+import { claimNext, handBack } from './claim.ts';
+import { createTickScheduler } from './schedule.ts';
 
 export interface RunnerOptions {
   db: Db;
@@ -53,49 +41,6 @@ export interface WakeChannel {
 }
 
 /**
- * The client-safe text of a step failure, whether another attempt may succeed, and the least time to wait before it
- * (a provider's Retry-After).
- */
-function classify(
-  err: unknown,
-  stepName: string,
-): { message: string; retryable: boolean; waitMs: number; code?: string } {
-  if (err instanceof PermanentError) return { message: err.message, retryable: false, waitMs: 0, code: err.code };
-  if (err instanceof RetryableError) return { message: err.message, retryable: true, waitMs: err.retryAfterMs ?? 0 };
-  if (err instanceof ProviderError)
-    return { message: `${stepName}: ${err.message}`, retryable: err.retryable, waitMs: err.retryAfterMs ?? 0 };
-  return { message: `${stepName} failed with an internal error`, retryable: true, waitMs: 0 };
-}
-
-/**
- * A run's write-backs are fenced by its lease and touch only its own rows (plus atomic ledger and counter updates), so
- * on PostgreSQL they run alongside other runs' write-backs; never alongside an operation's transaction.
- */
-const WRITE_BACK = { alongsideRuns: true } as const;
-
-/** The longest a run waits between attempts. */
-const MAX_RETRY_DELAY_MS = 600_000;
-
-class LeaseLost extends Error {}
-
-/** A claimed run, its parsed checkpoint, and whether its step's stage was entered in the claim's transaction. */
-interface Claimed {
-  run: RunRow;
-  checkpoint: Record<string, unknown>;
-  entered: boolean;
-}
-
-/** Entering a claimed run's stage threw (the claim's transaction rolled back with it). */
-class StageNotEntered extends Error {
-  constructor(
-    readonly run: RunRow,
-    override readonly cause: unknown,
-  ) {
-    super(`entering the stage of ${run.kind} run ${run.id} failed`);
-  }
-}
-
-/**
  * The durable runner: runs are rows, claimed with a lease by one statement, run one step at a time, and written back
  * in one fenced transaction (output, resource move, queue row). Expired leases are claimable, so work a crashed
  * process held is picked up again; a stalled worker's late write-back fails the fencing check and is discarded.
@@ -109,252 +54,21 @@ export function createRunner(opts: RunnerOptions) {
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
   let stopping = false;
-  let scheduled = false;
-  let ticking: Promise<void> | null = null;
-  let again = false;
   const ticks = new Set<Promise<number>>();
   const idleWaiters: Array<() => void> = [];
-
-  /** The typed reads of a checkpoint: its input and the outputs of the steps already finished. */
-  const reader = (
-    run: RunRow,
-    checkpoint: Record<string, unknown>,
-  ): CheckpointReader<unknown, Record<string, unknown>> => ({
-    input: checkpoint.input,
-    checkpoint,
-    output(name) {
-      if (!(name in checkpoint)) throw new Error(`${run.kind} run ${run.id}: step ${name} has no output yet`);
-      return checkpoint[name];
-    },
-  });
-
-  const writeCtx = (
-    trx: TxDb,
-    run: RunRow,
-    checkpoint: Record<string, unknown>,
-  ): WriteContext<unknown, Record<string, unknown>> => ({
-    ...reader(run, checkpoint),
-    trx,
-    runId: run.id,
-    resourceId: run.resource_id,
-    orgId: run.org_id,
-    now: clock.now(),
-  });
-
-  /** A fenced transaction: throws LeaseLost (and rolls back) when the lease is no longer ours. */
-  const changed = (run: RunRow) => opts.onChange?.(run.kind, run.resource_id);
-
-  async function fenced(
-    run: RunRow,
-    lease: Lease,
-    work: (trx: TxDb) => Promise<void>,
-    patch: Parameters<typeof updateLeasedRun>[2],
-  ) {
-    await immediate(
-      db,
-      async (trx) => {
-        if (!(await updateLeasedRun(trx, lease, patch, clock.now()))) throw new LeaseLost();
-        await work(trx);
-      },
-      WRITE_BACK,
-    );
-    changed(run);
-  }
-
-  async function fail(
-    run: RunRow,
-    lease: Lease,
-    pipeline: Pipeline,
-    checkpoint: Record<string, unknown>,
-    message: string,
-    code?: string,
-  ) {
-    await fenced(run, lease, (trx) => pipeline.onFail(writeCtx(trx, run, checkpoint), message, code), {
-      state: 'failed',
-      checkpoint: JSON.stringify(keptCheckpoint(pipeline, checkpoint)),
-      last_error: message,
-      lease_owner: null,
-      lease_expires_at: null,
-    });
-    opts.metrics?.runEnded(run.kind, 'failed', clock.now() - run.created_at);
-    logger.warn({ runId: run.id, kind: run.kind, resourceId: run.resource_id }, `run failed: ${message}`);
-  }
-
-  async function execute({ run, checkpoint, entered }: Claimed, abort: AbortController): Promise<void> {
-    const pipeline = pipelines.get(run.kind)!;
-    const lease: Lease = { runId: run.id, owner, token: run.lease_token };
-    const step = pipeline.steps[run.step];
-    const renew = setInterval(
-      () => {
-        renewLease(db, lease, clock.now() + opts.leaseMs)
-          .then((held) => held || abort.abort(new LeaseLost()))
-          .catch((err: unknown) => logger.warn({ err, runId: run.id }, 'lease renewal failed'));
-      },
-      Math.max(50, Math.floor(opts.leaseMs / 3)),
-    );
-    renew.unref();
-    try {
-      if (!step) {
-        await fenced(run, lease, (trx) => pipeline.onComplete(writeCtx(trx, run, checkpoint)), {
-          state: 'done',
-          checkpoint: JSON.stringify(keptCheckpoint(pipeline, checkpoint)),
-          lease_owner: null,
-          lease_expires_at: null,
-        });
-        opts.metrics?.runEnded(run.kind, 'done', clock.now() - run.created_at);
-        return;
-      }
-      const maxAttempts = pipeline.maxAttempts ?? run.max_attempts;
-      if (run.attempts > maxAttempts) {
-        await fail(
-          run,
-          lease,
-          pipeline,
-          checkpoint,
-          run.last_error ?? `${step.name} did not finish after ${maxAttempts} attempts`,
-        );
-        return;
-      }
-      if (!entered) await fenced(run, lease, (trx) => enterStage(trx, run, checkpoint, step), {});
-      const started = clock.now();
-      const stepEnded = (outcome: 'ok' | 'retry' | 'failed') =>
-        opts.metrics?.stepEnded(run.kind, outcome, clock.now() - started);
-      let output: unknown;
-      try {
-        output = await step.run({
-          ...reader(run, checkpoint),
-          runId: run.id,
-          resourceId: run.resource_id,
-          orgId: run.org_id,
-          attempt: run.attempts,
-          lastAttempt: run.attempts >= maxAttempts,
-          signal: abort.signal,
-          db,
-          idempotencyKey: (part) => `${run.id}:${step.name}${part ? `:${part}` : ''}`,
-        });
-        if (abort.signal.aborted) throw abort.signal.reason ?? new LeaseLost();
-      } catch (err) {
-        if (err instanceof LeaseLost || abort.signal.reason instanceof LeaseLost) throw new LeaseLost();
-        if (stopping && abort.signal.aborted) {
-          // Shutdown interrupted the step: hand the run back untouched, without spending an attempt.
-          await fenced(run, lease, async () => undefined, handedBack(run));
-          return;
-        }
-        const { message, retryable, waitMs, code } = classify(err, step.name);
-        logger.warn({ err, runId: run.id, kind: run.kind, step: step.name, attempt: run.attempts }, 'step failed');
-        if (!retryable || run.attempts >= maxAttempts) {
-          await fail(run, lease, pipeline, checkpoint, message, code);
-          stepEnded('failed');
-        } else {
-          // Exponential backoff, never sooner than the provider asked.
-          const backoff = opts.retryBaseMs * 2 ** (run.attempts - 1);
-          const delay = Math.min(MAX_RETRY_DELAY_MS, Math.max(backoff, waitMs));
-          await fenced(run, lease, async () => undefined, {
-            run_after: clock.now() + delay,
-            last_error: message,
-            lease_owner: null,
-            lease_expires_at: null,
-          });
-          stepEnded('retry');
-        }
-        return;
-      }
-      const next = { ...checkpoint, [step.name]: output ?? null };
-      const last = run.step + 1 >= pipeline.steps.length;
-      let finished = false;
-      await immediate(
-        db,
-        async (trx) => {
-          // The fence and the move in one statement, as if the step does not pause: the row stays locked by this
-          // transaction, so a pause (rare) corrects it below before anyone else can see it.
-          const moved = await updateLeasedRun(
-            trx,
-            lease,
-            {
-              state: last ? 'done' : 'pending',
-              step: run.step + 1,
-              attempts: 0,
-              run_after: clock.now(),
-              checkpoint: JSON.stringify(last ? keptCheckpoint(pipeline, next) : next),
-              last_error: null,
-              lease_owner: null,
-              lease_expires_at: null,
-            },
-            clock.now(),
-          );
-          if (!moved) throw new LeaseLost();
-          const ctx = writeCtx(trx, run, next);
-          const paused = (await step.persist?.(ctx, output)) === 'pause';
-          if (paused) await parkRun(trx, run.id, JSON.stringify(next), clock.now());
-          finished = last && !paused;
-          if (finished) await pipeline.onComplete(ctx);
-        },
-        WRITE_BACK,
-      );
-      stepEnded('ok');
-      if (finished) opts.metrics?.runEnded(run.kind, 'done', clock.now() - run.created_at);
-      changed(run);
-    } catch (err) {
-      if (err instanceof LeaseLost) {
-        logger.warn(
-          { runId: run.id, kind: run.kind },
-          'lease lost: discarding this attempt (another worker owns the run)',
-        );
-        return;
-      }
-      logger.error(
-        { err, runId: run.id, kind: run.kind },
-        'runner write-back failed; the lease will expire and the step re-run',
-      );
-    } finally {
-      clearInterval(renew);
-    }
-  }
-
-  /** A run given back untouched: no lease, and the attempt its claim counted is not spent. */
-  const handedBack = (run: RunRow) => ({ attempts: run.attempts - 1, lease_owner: null, lease_expires_at: null });
-
-  async function handBack(run: RunRow): Promise<void> {
-    const lease: Lease = { runId: run.id, owner, token: run.lease_token };
-    await updateLeasedRun(db, lease, handedBack(run), clock.now()).catch((err: unknown) =>
-      logger.warn({ err, runId: run.id }, 'handing a run back failed; its lease will expire'),
-    );
-  }
-
-  const enterStage = (trx: TxDb, run: RunRow, checkpoint: Record<string, unknown>, step: { stage: string }) =>
-    pipelines.get(run.kind)!.enterStage(writeCtx(trx, run, checkpoint), step.stage);
-
-  /**
-   * Claims the oldest due run and, in the same transaction, enters its step's stage: one write fewer per step than
-   * entering it apart. When entering fails, that transaction rolls back and a run is claimed alone; execute enters its
-   * stage then, and a failure there counts against the run's attempts as any other.
-   */
-  async function claimNext(): Promise<Claimed | undefined> {
-    try {
-      return await immediate(
-        db,
-        async (trx) => {
-          const run = await claimRun(trx, kinds, owner, clock.now(), opts.leaseMs);
-          if (!run) return undefined;
-          const checkpoint = JSON.parse(run.checkpoint) as Record<string, unknown>;
-          const pipeline = pipelines.get(run.kind)!;
-          const step = pipeline.steps[run.step];
-          if (!step || run.attempts > (pipeline.maxAttempts ?? run.max_attempts))
-            return { run, checkpoint, entered: false };
-          await enterStage(trx, run, checkpoint, step).catch((err: unknown) => {
-            throw new StageNotEntered(run, err);
-          });
-          return { run, checkpoint, entered: true };
-        },
-        WRITE_BACK,
-      );
-    } catch (err) {
-      if (!(err instanceof StageNotEntered)) throw err;
-      logger.warn({ err: err.cause, runId: err.run.id, kind: err.run.kind }, 'entering a stage failed; claiming alone');
-      const run = await claimRun(db, kinds, owner, clock.now(), opts.leaseMs);
-      return run && { run, checkpoint: JSON.parse(run.checkpoint) as Record<string, unknown>, entered: false };
-    }
-  }
+  const deps: RunDeps = {
+    db,
+    clock,
+    logger,
+    owner,
+    pipelines,
+    kinds: () => kinds,
+    leaseMs: opts.leaseMs,
+    retryBaseMs: opts.retryBaseMs,
+    metrics: opts.metrics,
+    changed: (run: RunRow) => opts.onChange?.(run.kind, run.resource_id),
+    stopping: () => stopping,
+  };
 
   function launch(claim: Claimed): void {
     const { run } = claim;
@@ -363,7 +77,7 @@ export function createRunner(opts: RunnerOptions) {
     inFlight.get(run.id)?.abort.abort(new LeaseLost());
     const abort = new AbortController();
     const entry = { abort, done: Promise.resolve() };
-    entry.done = execute(claim, abort).finally(() => {
+    entry.done = executeRun(deps, claim, abort).finally(() => {
       if (inFlight.get(run.id) === entry) inFlight.delete(run.id);
       schedule();
       if (inFlight.size === 0) idleWaiters.splice(0).forEach((w) => w());
@@ -383,17 +97,17 @@ export function createRunner(opts: RunnerOptions) {
     while (!stopping && inFlight.size < opts.concurrency) {
       let claim: Claimed | undefined;
       try {
-        claim = await claimNext();
+        claim = await claimNext(deps);
       } catch (err) {
         logger.warn({ err }, 'claim failed; will retry');
         break;
       }
       if (!claim) break;
       const { run } = claim;
-      if (claim.entered) changed(run);
+      if (claim.entered) deps.changed(run);
       if (stopping) {
         // Stop began while this claim was on its way: hand the run back at once, without spending an attempt.
-        await handBack(run);
+        await handBack(deps, run);
         break;
       }
       claimed++;
@@ -403,35 +117,8 @@ export function createRunner(opts: RunnerOptions) {
     return claimed;
   }
 
-  /**
-   * Asks for a tick soon. A request while a tick is under way is kept and served when it ends: that tick's claim may
-   * have looked before the work it announces was committed (a step's write-back racing a claim that found nothing).
-   */
-  function schedule(): void {
-    if (stopping) return;
-    if (ticking) {
-      again = true;
-      return;
-    }
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(() => {
-      scheduled = false;
-      if (ticking) {
-        again = true;
-        return;
-      }
-      ticking = tick()
-        .then(() => undefined)
-        .finally(() => {
-          ticking = null;
-          if (again) {
-            again = false;
-            schedule();
-          }
-        });
-    });
-  }
+  const ticker = createTickScheduler(tick, () => stopping);
+  const schedule = ticker.schedule;
 
   return {
     owner,
@@ -462,11 +149,12 @@ export function createRunner(opts: RunnerOptions) {
       for (;;) {
         // A scheduled tick may be claiming right now (on PostgreSQL this tick would skip the row it has locked):
         // let it finish, so what it claims is in flight before idleness is judged.
-        if (scheduled) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (ticker.scheduled()) await new Promise<void>((resolve) => setImmediate(resolve));
+        const ticking = ticker.ticking();
         if (ticking) await ticking;
         const claimed = await tick();
         if (inFlight.size === 0) {
-          if (claimed === 0 && !ticking && !scheduled) return;
+          if (claimed === 0 && !ticker.ticking() && !ticker.scheduled()) return;
           // What tick claimed already finished (a fast failure): look again instead of racing no promises forever.
           continue;
         }
