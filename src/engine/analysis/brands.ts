@@ -2,6 +2,7 @@
  * Brands and site names of pages: what Optimize never recommends as a term and what the extractive writer keeps out
  * of a draft (another business's name).
  */
+import { siteLabel } from './site.ts';
 
 export interface BrandMatcher {
   /** True when the text names one of the brands. */
@@ -10,10 +11,10 @@ export interface BrandMatcher {
 }
 
 /**
- * The brand of a researched page, from its host: the registrable label (`rapidflowplumbing` of
- * www.rapidflowplumbing.com). A text names the brand when a capitalised word is a prefix of at least half the label
- * (`RapidFlow`), or when two to four consecutive words, the first capitalised, spell the whole label (`Austin Pipe
- * Pros`).
+ * The brand of a researched page, from its host: the label it registered under its public suffix
+ * (`rapidflowplumbing` of www.rapidflowplumbing.co.uk, `rapidflow` of rapidflow.github.io; see site.ts). A text
+ * names the brand when a capitalised word is a prefix of at least half the label (`RapidFlow`), or when two to four
+ * consecutive words, the first capitalised, spell the whole label (`Austin Pipe Pros`).
  */
 export function brandLabel(url: string): string | null {
   let host: string;
@@ -22,11 +23,7 @@ export function brandLabel(url: string): string | null {
   } catch {
     return null;
   }
-  const parts = host.replace(/^www\d?\./, '').split('.');
-  if (parts.length < 2) return null;
-  // Second-level public suffixes such as co.uk: the label is the part before them.
-  const sld = parts.length >= 3 && /^(?:co|com|org|net|ac|gov|edu)$/.test(parts[parts.length - 2] ?? '') ? 3 : 2;
-  const label = (parts[parts.length - sld] ?? '').replace(/[^a-z0-9]/g, '');
+  const label = (siteLabel(host.replace(/^www\d?\./, '')) ?? '').replace(/[^a-z0-9]/g, '');
   return label.length >= 4 ? label : null;
 }
 

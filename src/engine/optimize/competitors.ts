@@ -4,7 +4,8 @@
  * fetched or are not HTML, pages that fail the relevance test, and pages beyond two per site. Every page left out is
  * listed with its reason; none of them counts anywhere.
  */
-import { registrableHost, hostOf } from '../analysis/extract/urls.ts';
+import { hostOf } from '../analysis/extract/urls.ts';
+import { registrableDomain } from '../analysis/site.ts';
 import type { Extraction } from '../analysis/extract/types.ts';
 import {
   PROMINENT_SHARE,
@@ -35,17 +36,21 @@ export interface Candidate {
   position: number | null;
 }
 
-/** The registrable domain of a URL's host ('' when it has none). */
+/**
+ * The site of a URL: its host's registrable domain by the Public Suffix List (`a.github.io` and `b.github.io` are two
+ * sites, `www.bbc.co.uk` and `news.bbc.co.uk` one); an IP address or `localhost` is its own site. '' when the URL has
+ * no host.
+ */
 export function siteOf(url: string): string {
   const host = hostOf(url);
-  return host ? registrableHost(host) : '';
+  return host ? registrableDomain(host) : '';
 }
 
 /** A host or domain as a caller wrote it (`www.Example.com`, `https://example.com/x`) as a registrable domain. */
 export function domainOf(input: string): string {
   const trimmed = input.trim().toLowerCase();
   const host = /^[a-z][a-z0-9+.-]*:\/\//.test(trimmed) ? hostOf(trimmed) : trimmed.split('/')[0]!.split(':')[0]!;
-  return host ? registrableHost(host.replace(/\.$/, '')) : '';
+  return host ? registrableDomain(host) : '';
 }
 
 /**

@@ -19,38 +19,11 @@ export function resolveSrc(src: string, base: string | null): string | null {
   return resolveHref(src, base);
 }
 
-// Second-level labels under which registries sell names (example.co.uk); a full public-suffix list is overkill for
-// telling a site's own links from outside ones.
-const SECOND_LEVEL = new Set([
-  'co',
-  'com',
-  'net',
-  'org',
-  'gov',
-  'edu',
-  'ac',
-  'or',
-  'ne',
-  'go',
-  'gob',
-  'mil',
-  'nic',
-  'sch',
-  'ltd',
-  'plc',
-]);
-
-/** Approximate registrable domain (eTLD+1) of a host name. */
-export function registrableHost(host: string): string {
-  const h = host.toLowerCase().replace(/\.$/, '');
-  if (/^[\d.]+$/.test(h) || h.includes(':')) return h;
-  const labels = h.split('.');
-  if (labels.length <= 2) return h;
-  const tld = labels[labels.length - 1] as string;
-  const sld = labels[labels.length - 2] as string;
-  const keep = tld.length === 2 && SECOND_LEVEL.has(sld) ? 3 : 2;
-  return labels.slice(-keep).join('.');
-}
+/**
+ * The registrable domain (eTLD+1) of a host name, by the Public Suffix List: one rule for the whole engine, see
+ * site.ts.
+ */
+export { registrableDomain as registrableHost } from '../site.ts';
 
 /** Host name of an absolute URL, '' when it is not one. */
 export function hostOf(url: string): string {

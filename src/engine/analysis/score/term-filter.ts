@@ -13,6 +13,7 @@
  * The keyword's own head terms are never dropped as brands or single-site terms.
  */
 import { brandLabel, createBrandMatcher } from '../brands.ts';
+import { registrableDomain } from '../site.ts';
 import { primaryLanguage } from '../terms/document.ts';
 import type { EntityStat, TermStat } from '../terms/types.ts';
 import { runIn, tokenize } from '../words.ts';
@@ -71,7 +72,8 @@ function siteIdentity(sites: readonly SiteFacts[]) {
   const names = sites.flatMap((s) => s.names).filter((n) => n.trim());
   const squashedNames = new Set(names.map(squash).filter((n) => n.length >= 3));
   const nameWords = names.map((n) => tokenize(n, 'und').map((t) => t.lower));
-  const site = (i: number) => labels[i] ?? sites[i]?.host ?? String(i);
+  // One site per registrable domain (`a.github.io` and `b.github.io` are two), as in the competitor cap.
+  const site = (i: number) => registrableDomain(sites[i]?.host ?? '') || String(i);
   return {
     /** True when the text names a competitor's site. */
     names(display: string): boolean {
