@@ -115,7 +115,10 @@ describe('archive search on the sample archive', () => {
     const local = await search.search('emergency plumber', { platform: 'organic', location: 'Round Rock, Texas' });
     const rank = (r: SearchResponse) => r.results.findIndex((x) => x.url.endsWith('/service-areas/round-rock/'));
     expect(rank(local)).toBeLessThan(rank(plain));
-    expect(new Set(local.results.map((r) => r.url))).toEqual(new Set(plain.results.map((r) => r.url)));
+    // The boost reorders pages that match; only the weakest match at the cut of ten may trade places (two solar pages
+    // match `emergency` by `emergencies` alone, and one of them mentions `round`).
+    const plainUrls = new Set(plain.results.map((r) => r.url));
+    expect(local.results.filter((r) => !plainUrls.has(r.url)).length).toBeLessThanOrEqual(1);
   });
 
   it('rejects platforms other than organic', async () => {

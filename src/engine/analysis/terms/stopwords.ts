@@ -1,20 +1,57 @@
 /**
- * Stop words. English relies on wink's own stop-word flag plus the few web-filler words below; the other lists are
- * deliberately short (articles, pronouns, prepositions, conjunctions, auxiliaries) because a missing stop word only
- * adds a weak term, while a wrong one hides a real term.
+ * Stop words: the one list per language that every tokenizer uses (the term analyser, the word tokens of
+ * Optimize's relevance test and of the extractive writer, the archive's search terms).
+ *
+ * English is wink's own list (the `isStopWord` feature of wink-eng-lite-web-model that `its.stopWordFlag` reads,
+ * copied below so that tokenizers without a wink instance use the same words; test/engine/analysis/stopwords.test.ts
+ * checks the copy against the installed model) plus the few web-filler words of EXTRA_EN_STOP_WORDS. The other
+ * lists are deliberately short (articles, pronouns, prepositions, conjunctions, auxiliaries) because a missing stop
+ * word only adds a weak term, while a wrong one hides a real term. That is why they are not the long lists of
+ * stopwords-iso, which count `computer`, `information`, `home`, `best` and `free` (English) or `Mensch`, `Jahr` and
+ * `gut` (German) as stop words.
  */
 
 const words = (s: string): ReadonlySet<string> => new Set(s.split(/\s+/).filter((w) => w.length > 0));
 
-/** Added to wink's flag: filler that wink treats as content but that never describes a topic. */
+/** wink-eng-lite-web-model's stop words (the ones made of letters; it also flags `etc.`, `i.e.` and `inc.`). */
+export const WINK_EN_STOP_WORDS = words(`
+  a about above across after afterwards again against all almost alone along already also although always am
+  among amongst amount an and another any anyhow anyone anything anyway anywhere are around as at back be became
+  because become becomes becoming been before beforehand behind being below beside besides between beyond both
+  bottom but by call can cannot could did do does doing done down due during each eight either eleven else
+  elsewhere empty enough etc even ever every everyone everywhere except few fifteen fifty first five for former
+  formerly forty four from front full further get give go had has have he hence her here hereafter hereby herein
+  hereupon hers herself him himself his how however hundred i ie if in inc indeed into is it its itself just keep
+  last latter latterly least less made make many may me meanwhile might mine more moreover most mostly move much
+  must my myself name namely neither never nevertheless next nine no nobody none nor not nothing now nowhere of
+  off often on once one only onto or other otherwise our ours ourselves out over own part per perhaps please put
+  quite rather re really regarding same say see seem seemed seeming seems serious seven several she should show
+  side since six sixty so some somehow someone something sometime sometimes somewhere still such take ten than
+  that the their them themselves then thence there thereafter thereby therefore therein these they third this
+  those though three through throughout thru thus to together too top toward towards twelve twenty two under
+  unless until up upon us used using various very via was we well were what whatever when whence whenever where
+  whereas whereby wherein wherever whether which while who whoever whole whom whose why will with within without
+  would yet you your yours yourself yourselves
+`);
+
+/** Added to wink's list: filler that wink treats as content but that never describes a topic, and function words it misses. */
 export const EXTRA_EN_STOP_WORDS = words(`
-  got gets getting going gonna thing things lot lots others like likes let lets yes ok okay oh etc eg ie vs
+  got gets getting going gonna thing things lot lots others like likes let lets yes ok okay oh etc eg ie vs versus
   really actually basically simply maybe perhaps anyway also just quite rather pretty especially
-  according including regarding said says
+  according including regarding said says having theirs shall
   https http www com html
 `);
 
+/**
+ * What is left of an English contraction by a tokenizer that splits words at apostrophes (`don't` -> `don` `t`,
+ * `we'll` -> `we` `ll`): never a term.
+ */
+export const EN_CONTRACTION_PIECES = words('s t d ll m re ve');
+
+const EN_STOP_WORDS: ReadonlySet<string> = new Set([...WINK_EN_STOP_WORDS, ...EXTRA_EN_STOP_WORDS]);
+
 const STOP_WORDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  en: EN_STOP_WORDS,
   de: words(`
     der die das den dem des ein eine einer eines einem einen und oder aber doch sondern denn dass daß wenn als wie
     ob weil da so zu zum zur im in ins am an auf aus bei mit nach von vom vor für fur über unter um durch gegen ohne
@@ -74,7 +111,7 @@ export const ELISIONS: Readonly<Record<string, ReadonlySet<string>>> = {
 
 const EMPTY: ReadonlySet<string> = new Set();
 
-/** The stop-word set for a primary language subtag (empty when we have none). */
+/** The stop-word set for a primary language subtag (empty when we have none, as for `und`). */
 export function stopWordsFor(language: string): ReadonlySet<string> {
   return STOP_WORDS[language] ?? EMPTY;
 }

@@ -250,7 +250,10 @@ export function pickForTerms(
   for (const term of terms) {
     const phrase = tokenize(term, ctx.language).map((t) => t.stem);
     if (phrase.length === 0 || ctx.banned.matches(term)) continue;
-    let best: { unit: Unit; section: number; score: number } | null = null;
+    // A unit that writes the term as it is goes first: stems also meet across derivations (`condensing` for
+    // `condensate`).
+    const literal = term.toLowerCase();
+    let best: { unit: Unit; section: number; score: number; exact: boolean } | null = null;
     for (const u of ctx.units) {
       if (
         used.has(u.id) ||
@@ -266,7 +269,9 @@ export function pickForTerms(
       const s = sections[section];
       const topicCov = ctx.topicStems.length ? overlap(u.stems, ctx.topicStems) / ctx.topicStems.length : 0;
       const score = s ? (sectionScorer(ctx, s)(u) ?? 0) : u.termScore + topicCov - 10;
-      if (!best || score > best.score) best = { unit: u, section: s ? section : -1, score };
+      const exact = u.text.toLowerCase().includes(literal);
+      if (!best || (exact && !best.exact) || (exact === best.exact && score > best.score))
+        best = { unit: u, section: s ? section : -1, score, exact };
     }
     if (!best) continue;
     used.add(best.unit.id);

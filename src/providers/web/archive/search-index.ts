@@ -24,7 +24,7 @@ import { bestSnippet, pairs } from './snippet.ts';
 import { createTermizer, terms } from './terms.ts';
 
 /** Bumped when the tables or the tokenising change, so older indexes are rebuilt. */
-export const SEARCH_INDEX_FORMAT = 1;
+export const SEARCH_INDEX_FORMAT = 2;
 
 export interface SearchRanking {
   /** Weight of the title column relative to the main text (bm25() column weight). */
