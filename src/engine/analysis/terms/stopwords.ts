@@ -38,7 +38,7 @@ export const WINK_EN_STOP_WORDS = words(`
 export const EXTRA_EN_STOP_WORDS = words(`
   got gets getting going gonna thing things lot lots others like likes let lets yes ok okay oh etc eg ie vs versus
   really actually basically simply maybe perhaps anyway also just quite rather pretty especially
-  according including regarding said says having theirs shall
+  according including regarding said says having theirs shall need needs makes
   https http www com html
 `);
 
