@@ -33,7 +33,11 @@ import { createTrackerProject } from './tracker/create-tracker-project.ts';
 import { updateTrackerProject } from './tracker/update-tracker-project.ts';
 import { deleteTrackerProject } from './tracker/delete-tracker-project.ts';
 
-/** Every operation the service exposes, in documentation order. REST routes, MCP tools and OpenAPI come from here. */
+/**
+ * Every operation the service exposes, in documentation order. REST routes, MCP tools and OpenAPI come from here, and
+ * so do the tool names tests use (test/contract/registry.test.ts keeps the one hand-written list, DOCUMENTED_TOOLS, to
+ * guard the public names). Adding one: docs/extending.md.
+ */
 export const OPERATIONS: readonly AnyOperation[] = [
   createContentJob,
   approveContentBrief,
