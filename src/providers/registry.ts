@@ -112,8 +112,9 @@ export function createProviderRegistry(settings: ProviderSettings, deps: Provide
     } else if (isChosen(def, settings)) {
       if (def.kind === 'writer') writer = def.build(settings, build);
       else {
+        // The platforms it declares (what error messages name) that the built provider answers.
         const serp = def.build(settings, build);
-        if (serp) for (const p of serp.platforms) research.set(p, serp);
+        if (serp) for (const p of def.research) if (serp.platforms.includes(p)) research.set(p, serp);
       }
     }
   }

@@ -221,6 +221,12 @@ describe('provider definitions', () => {
     expect(names('answer').sort()).toEqual(['chatgpt', 'claude', 'google_ai_overview', 'perplexity']);
   });
 
+  it('serve a SERP provider only on the platforms its definition declares', () => {
+    const wide: SearchProvider = { ...archiveSearch, platforms: ['organic', 'youtube_search'] };
+    const reg = createProviderRegistry(BASE, { ...deps, archiveSearch: wide });
+    expect(reg.researchPlatforms).toEqual(['organic']);
+  });
+
   it('say what enables each research platform, derived from the SERP providers and answer engines that serve it', () => {
     const serp =
       'SERP_PROVIDER=dataforseo or serpapi with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY)';
