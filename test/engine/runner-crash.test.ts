@@ -89,7 +89,7 @@ async function call<T = Record<string, unknown>>(
 }
 
 /** Polls `check` until it holds (another process is doing the work); fails with `what` after `timeoutMs`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -223,7 +223,7 @@ describe('crash and restart of real server processes', () => {
       'both runs to complete on server B',
       async () => (await runOf(s.db, w74)).state === 'done' && (await runOf(s.db, w75)).state === 'done',
     );
-  }, 120_000);
+  }, 240_000);
   afterAll(async () => {
     for (const fn of chain.splice(0).reverse()) await fn();
   });
@@ -292,7 +292,8 @@ describe('crash and restart of real server processes', () => {
     expect(await runOf(s.db, id)).toMatchObject({ state: 'done', lease_token: 1 });
     // Nothing else ran twice along the whole chain: one billable run per widget.
     expect(provider.totalRuns()).toBe(4);
-  });
+    // Server C starts from the TypeScript sources (tsx): tens of seconds on a busy machine.
+  }, 240_000);
 });
 
 describe('two processes and in-process shutdown', () => {
@@ -337,7 +338,7 @@ describe('two processes and in-process shutdown', () => {
     expect(ledger.map((l) => l.state)).toEqual(Array(n).fill('charged'));
     expect(a.stderr() + b.stderr()).not.toMatch(/SQLITE_BUSY|lease lost|"level":50/);
     // Two server processes start from the TypeScript sources (tsx): seconds each, tens of them on a busy machine.
-  }, 120_000);
+  }, 240_000);
 
   it('G.79 shutdown with a step outlasting the grace period: the run is handed back (lease released, attempt not counted) and a restart runs it once', async () => {
     const provider = await startScenarioProvider();
