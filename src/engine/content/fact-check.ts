@@ -13,6 +13,7 @@
  * imported page, which includes its call to action) are never removed, and are not counted as claims.
  */
 import { splitSentences } from '../analysis/sentences.ts';
+import { stopWordsFor } from '../analysis/terms/stopwords.ts';
 import { asMarked, inlinePlain, lex } from '../markdown.ts';
 import type { ClientContext, Draft, DraftSentence, Research } from './types.ts';
 
@@ -43,11 +44,8 @@ export const SUPPORT_THRESHOLD = 0.6;
 /** The knowledge base's citation URL. */
 export const KNOWLEDGE_BASE_URL = 'knowledge-base:client';
 
-const STOP = new Set(
-  'a an and are as at be been but by can do does for from has have how if in into is it its may more not of on or our so than that the their them then there these they this to was we were what when which who will with you your'.split(
-    ' ',
-  ),
-);
+// The English stop words every tokenizer uses (analysis/terms/stopwords.ts).
+const STOP = stopWordsFor('en');
 const ABSOLUTES =
   /\b(best|most|least|largest|smallest|biggest|fastest|cheapest|first|only|always|never|guaranteed|proven|every|all)\b/i;
 const CITATION = /\s*\[\d+(?:\s*,\s*\d+)*\]/g;
