@@ -437,7 +437,91 @@ function reviewSection(review: Review | null | undefined, score: Score | null | 
   </section>`;
 }
 
-export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
+/** The job's facts: status and stage with progress, kind, page, market, client, ids and Autopilot's figures. */
+function jobTable(job: JobDetail, dir: ClientDirectory, autopilot: AutopilotStatus | null): Html {
+  return html`<table>
+    <tbody>
+      <tr>
+        <th scope="row">Status</th>
+        <td>
+          <strong>${job.status}</strong>
+          ${WORKING.has(job.status) ? html`<span class="muted">(this page refreshes every 5 s)</span>` : ''}
+        </td>
+      </tr>
+      <tr>
+        <th scope="row">Stage</th>
+        <td>
+          ${job.progress.stage}
+          <meter min="0" max="100" value="${job.progress.percent}">${job.progress.percent}%</meter>
+          ${job.progress.percent}%
+        </td>
+      </tr>
+      <tr>
+        <th scope="row">Kind</th>
+        <td>${job.kind === 'autopilot' ? 'Autopilot run' : `content job (${job.mode ?? '–'})`}</td>
+      </tr>
+      <tr>
+        <th scope="row">Page</th>
+        <td>${job.page_contract ?? '–'}, ${job.word_count_target} words, ${job.intent}, ${job.tone}</td>
+      </tr>
+      <tr>
+        <th scope="row">Market</th>
+        <td>${job.location}, ${job.language}</td>
+      </tr>
+      <tr>
+        <th scope="row">Client</th>
+        <td>${clientName(dir, job.client_id)} ${copyField('Client id', job.client_id)}</td>
+      </tr>
+      <tr>
+        <th scope="row">Id</th>
+        <td>${copyField(job.kind === 'autopilot' ? 'Run id' : 'Job id', job.job_id)}</td>
+      </tr>
+      <tr>
+        <th scope="row">Created</th>
+        <td>${job.created_at}</td>
+      </tr>
+      ${
+        autopilot
+          ? html`<tr>
+                <th scope="row">Autopilot</th>
+                <td>
+                  ${autopilot.stage}, optimize passes ${autopilot.optimize_passes} of ${autopilot.optimize_pass_cap}
+                </td>
+              </tr>
+              <tr>
+                <th scope="row">Billing</th>
+                <td>${autopilot.charged ? 'charged' : autopilot.released ? 'released' : 'reserved'}</td>
+              </tr>`
+          : ''
+      }
+    </tbody>
+  </table>`;
+}
+
+/** A completed job: export links, the review figures and score, and the draft with its citations as footnotes. */
+async function completed(kit: ConsoleKit, s: ConsoleSession, job: JobDetail): Promise<Html> {
+  const parts = (await kit.run(s, 'get_content_artifacts', {
+    job_id: job.job_id,
+    include: ['review', 'score'],
+  })) as unknown as Artifacts;
+  const doc = (await kit.run(s, 'get_content_artifacts', { job_id: job.job_id, format: 'html' })) as {
+    content: string;
+  };
+  return html`<p>
+      Export: <a href="${jobHref(job.job_id)}/export.md">Markdown</a> ·
+      <a href="${jobHref(job.job_id)}/export.html">HTML</a>
+      ${parts.writer ? html`<span class="muted">(written by ${parts.writer})</span>` : ''}
+    </p>
+    ${reviewSection(parts.review, parts.score)}
+    <section aria-labelledby="draft">
+      <h2 id="draft">Draft</h2>
+      <div class="draft">${raw(documentBody(doc.content))}</div>
+      <!-- /draft -->
+    </section>`;
+}
+
+/** GET /console/jobs: the content jobs and Autopilot runs, filtered and paged, with the create forms. */
+function jobListRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
   app.get('/console/jobs', async (c) => {
     const s = await kit.session(c);
     if (!s) return c.redirect('/console/sign-in', 303);
@@ -515,7 +599,10 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       s,
     );
   });
+}
 
+/** POST of the create forms: a content job or an Autopilot run, then its page. */
+function createRoutes(app: Hono<HttpEnv>, kit: ConsoleKit): void {
   for (const kind of Object.keys(CREATE_FORMS) as CreateKind[]) {
     const { action, operation } = CREATE_FORMS[kind];
     app.post(action, async (c) => {
@@ -533,7 +620,10 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       }
     });
   }
+}
 
+/** GET /console/jobs/:id: one job's facts, its brief to approve or its completed draft. */
+function jobRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
   app.get('/console/jobs/:id', async (c) => {
     const s = await kit.session(c);
     if (!s) return c.redirect('/console/sign-in', 303);
@@ -553,7 +643,7 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
         })) as unknown as Artifacts;
         body = html`${briefSection(brief)} ${job.kind === 'job' ? approveForms(job, brief, s) : ''}`;
       } else if (job.status === 'completed') {
-        body = await completed(s, job);
+        body = await completed(kit, s, job);
       }
       return kit.render(
         c,
@@ -561,64 +651,7 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
         html`${WORKING.has(job.status) ? html`<meta http-equiv="refresh" content="5" />` : ''}
           <p><a href="/console/jobs">Content</a></p>
           <h1>${job.topic}</h1>
-          <table>
-            <tbody>
-              <tr>
-                <th scope="row">Status</th>
-                <td>
-                  <strong>${job.status}</strong>
-                  ${WORKING.has(job.status) ? html`<span class="muted">(this page refreshes every 5 s)</span>` : ''}
-                </td>
-              </tr>
-              <tr>
-                <th scope="row">Stage</th>
-                <td>
-                  ${job.progress.stage}
-                  <meter min="0" max="100" value="${job.progress.percent}">${job.progress.percent}%</meter>
-                  ${job.progress.percent}%
-                </td>
-              </tr>
-              <tr>
-                <th scope="row">Kind</th>
-                <td>${job.kind === 'autopilot' ? 'Autopilot run' : `content job (${job.mode ?? '–'})`}</td>
-              </tr>
-              <tr>
-                <th scope="row">Page</th>
-                <td>${job.page_contract ?? '–'}, ${job.word_count_target} words, ${job.intent}, ${job.tone}</td>
-              </tr>
-              <tr>
-                <th scope="row">Market</th>
-                <td>${job.location}, ${job.language}</td>
-              </tr>
-              <tr>
-                <th scope="row">Client</th>
-                <td>${clientName(dir, job.client_id)} ${copyField('Client id', job.client_id)}</td>
-              </tr>
-              <tr>
-                <th scope="row">Id</th>
-                <td>${copyField(job.kind === 'autopilot' ? 'Run id' : 'Job id', job.job_id)}</td>
-              </tr>
-              <tr>
-                <th scope="row">Created</th>
-                <td>${job.created_at}</td>
-              </tr>
-              ${
-                autopilot
-                  ? html`<tr>
-                        <th scope="row">Autopilot</th>
-                        <td>
-                          ${autopilot.stage}, optimize passes ${autopilot.optimize_passes} of
-                          ${autopilot.optimize_pass_cap}
-                        </td>
-                      </tr>
-                      <tr>
-                        <th scope="row">Billing</th>
-                        <td>${autopilot.charged ? 'charged' : autopilot.released ? 'released' : 'reserved'}</td>
-                      </tr>`
-                  : ''
-              }
-            </tbody>
-          </table>
+          ${jobTable(job, dir, autopilot)}
           ${
             job.error
               ? html`<p class="error" role="alert">${job.error_code ? html`${job.error_code}: ` : ''}${job.error}</p>`
@@ -631,29 +664,10 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       return kit.failure(c, err, s);
     }
   });
+}
 
-  /** A completed job: export links, the review figures and score, and the draft with its citations as footnotes. */
-  async function completed(s: ConsoleSession, job: JobDetail): Promise<Html> {
-    const parts = (await kit.run(s, 'get_content_artifacts', {
-      job_id: job.job_id,
-      include: ['review', 'score'],
-    })) as unknown as Artifacts;
-    const doc = (await kit.run(s, 'get_content_artifacts', { job_id: job.job_id, format: 'html' })) as {
-      content: string;
-    };
-    return html`<p>
-        Export: <a href="${jobHref(job.job_id)}/export.md">Markdown</a> ·
-        <a href="${jobHref(job.job_id)}/export.html">HTML</a>
-        ${parts.writer ? html`<span class="muted">(written by ${parts.writer})</span>` : ''}
-      </p>
-      ${reviewSection(parts.review, parts.score)}
-      <section aria-labelledby="draft">
-        <h2 id="draft">Draft</h2>
-        <div class="draft">${raw(documentBody(doc.content))}</div>
-        <!-- /draft -->
-      </section>`;
-  }
-
+/** GET /console/jobs/:id/export.(md|html): the draft as a download. */
+function exportRoutes(app: Hono<HttpEnv>, kit: ConsoleKit): void {
   for (const [ext, { format, type }] of Object.entries(EXPORTS)) {
     app.get(`/console/jobs/:id/export.${ext}`, async (c: Context<HttpEnv>) => {
       const s = await kit.session(c);
@@ -673,7 +687,10 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       }
     });
   }
+}
 
+/** POST /console/jobs/:id/approve: the brief approved, with its edits or a supplied draft. */
+function approveRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
   app.post('/console/jobs/:id/approve', async (c) => {
     const s = await kit.session(c);
     if (!s) return c.redirect('/console/sign-in', 303);
@@ -698,4 +715,12 @@ export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       return kit.failure(c, err, s);
     }
   });
+}
+
+export function contentPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
+  jobListRoute(app, kit);
+  createRoutes(app, kit);
+  jobRoute(app, kit);
+  exportRoutes(app, kit);
+  approveRoute(app, kit);
 }

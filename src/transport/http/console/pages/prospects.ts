@@ -85,7 +85,8 @@ const offsetOf = (raw: string | undefined) => {
   return Number.isSafeInteger(n) && n > 0 ? n : 0;
 };
 
-export function prospectPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
+/** GET /console/prospects: each client of the page with its prospect lists and a form for a new one. */
+function listsRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
   app.get('/console/prospects', async (c) => {
     const s = await kit.session(c);
     if (!s) return c.redirect('/console/sign-in', 303);
@@ -173,7 +174,10 @@ export function prospectPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       s,
     );
   });
+}
 
+/** GET /console/prospects/:list_id: a list's items grouped by status, with the form that adds one. */
+function listRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
   app.get('/console/prospects/:list_id', async (c) => {
     const s = await kit.session(c);
     if (!s) return c.redirect('/console/sign-in', 303);
@@ -235,7 +239,10 @@ export function prospectPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       s,
     );
   });
+}
 
+/** The console's writes: a new list, a saved item, a deleted item, an item's status and notes. */
+function writeRoutes(app: Hono<HttpEnv>, kit: ConsoleKit): void {
   app.post('/console/prospects', async (c) => {
     const s = await kit.session(c);
     if (!s) return c.redirect('/console/sign-in', 303);
@@ -324,6 +331,12 @@ export function prospectPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     // The ids were validated by the operation; encoded all the same.
     return c.redirect(`${listHref(clientId!, listId)}#item-${encodeURIComponent(itemId)}`, 303);
   });
+}
+
+export function prospectPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
+  listsRoute(app, kit);
+  listRoute(app, kit);
+  writeRoutes(app, kit);
 }
 
 /** One item: its link, what is known of it, and the form that sets its status and notes. */
