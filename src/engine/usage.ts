@@ -56,6 +56,70 @@ export function impactLevel(plan: Plan, units: number): UsageImpact['level'] {
   return share < 0.05 ? 'low' : share <= 0.15 ? 'standard' : 'high';
 }
 
+/** The time at which enough of the window's live units age out to fit `needed` more; null if never blocked. */
+async function recoversAt(
+  db: Db,
+  orgId: string,
+  plan: Plan,
+  w: WindowName,
+  needed: number,
+  now: number,
+): Promise<number | null> {
+  const since = now - WINDOWS[w];
+  const entries = await liveEntriesSince(db, orgId, since);
+  let load = entries.reduce((a, e) => a + e.units, 0);
+  const limit = limitOf(plan, w);
+  if (load + needed <= limit) return null;
+  if (needed > limit) return null;
+  for (const e of entries) {
+    load -= e.units;
+    if (load + needed <= limit) return e.created_at + WINDOWS[w];
+  }
+  return null;
+}
+
+/** Both windows' loads in one read. */
+async function loads(db: Db, orgId: string, now: number) {
+  const s = await windowSums(db, orgId, now - WINDOWS['24h'], now - WINDOWS['7d'], now);
+  return { '24h': s.short, '7d': s.long } as const;
+}
+
+/** The organisation's usage windows as of `now`. */
+async function usageView(db: Db, orgId: string, plan: Plan, now: number): Promise<UsageView> {
+  const windows = {} as Record<WindowName, WindowView>;
+  const all = await loads(db, orgId, now);
+  for (const w of Object.keys(WINDOWS) as WindowName[]) {
+    const s = all[w];
+    const limit = limitOf(plan, w);
+    const free = Math.max(0, limit - s.charged - s.reserved);
+    const recovers = free > 0 ? null : await recoversAt(db, orgId, plan, w, 1, now);
+    windows[w] = {
+      limit,
+      used: s.charged,
+      reserved: s.reserved,
+      remaining_percent: Math.round((free / limit) * 10_000) / 100,
+      recovers_at: recovers === null ? null : iso(recovers),
+    };
+  }
+  return { plan, rate_limit_per_minute: PLAN_LIMITS[plan].ratePerMinute, windows };
+}
+
+/** The first window `units` would overflow, or null when it fits both. */
+async function overflow(db: Db, orgId: string, plan: Plan, units: number, now: number) {
+  let worst: { window: WindowName; limit: number; load: number; recovers: number | null } | null = null;
+  const all = await loads(db, orgId, now);
+  for (const w of Object.keys(WINDOWS) as WindowName[]) {
+    const s = all[w];
+    const limit = limitOf(plan, w);
+    const load = s.charged + s.reserved;
+    if (load + units <= limit) continue;
+    const recovers = await recoversAt(db, orgId, plan, w, units, now);
+    // Report the window that binds longest: the caller cannot proceed before it recovers.
+    if (!worst || (recovers ?? Infinity) > (worst.recovers ?? Infinity)) worst = { window: w, limit, load, recovers };
+  }
+  return worst;
+}
+
 /**
  * The usage ledger: work reserves units when accepted (in the accepting transaction), is charged exactly once when
  * a usable result exists, and is released when it fails first. Windows are sums over the ledger at read time, so
@@ -65,72 +129,8 @@ export function impactLevel(plan: Plan, units: number): UsageImpact['level'] {
 export function createUsageService(deps: { clock: Clock; logger: Logger; metrics?: Pick<Metrics, 'rejected'> }) {
   const { clock, logger } = deps;
 
-  /** The time at which enough of the window's live units age out to fit `needed` more; null if never blocked. */
-  async function recoversAt(
-    db: Db,
-    orgId: string,
-    plan: Plan,
-    w: WindowName,
-    needed: number,
-    now: number,
-  ): Promise<number | null> {
-    const since = now - WINDOWS[w];
-    const entries = await liveEntriesSince(db, orgId, since);
-    let load = entries.reduce((a, e) => a + e.units, 0);
-    const limit = limitOf(plan, w);
-    if (load + needed <= limit) return null;
-    if (needed > limit) return null;
-    for (const e of entries) {
-      load -= e.units;
-      if (load + needed <= limit) return e.created_at + WINDOWS[w];
-    }
-    return null;
-  }
-
-  /** Both windows' loads in one read. */
-  async function loads(db: Db, orgId: string, now: number) {
-    const s = await windowSums(db, orgId, now - WINDOWS['24h'], now - WINDOWS['7d'], now);
-    return { '24h': s.short, '7d': s.long } as const;
-  }
-
-  async function view(db: Db, orgId: string, plan: Plan): Promise<UsageView> {
-    const now = clock.now();
-    const windows = {} as Record<WindowName, WindowView>;
-    const all = await loads(db, orgId, now);
-    for (const w of Object.keys(WINDOWS) as WindowName[]) {
-      const s = all[w];
-      const limit = limitOf(plan, w);
-      const free = Math.max(0, limit - s.charged - s.reserved);
-      const recovers = free > 0 ? null : await recoversAt(db, orgId, plan, w, 1, now);
-      windows[w] = {
-        limit,
-        used: s.charged,
-        reserved: s.reserved,
-        remaining_percent: Math.round((free / limit) * 10_000) / 100,
-        recovers_at: recovers === null ? null : iso(recovers),
-      };
-    }
-    return { plan, rate_limit_per_minute: PLAN_LIMITS[plan].ratePerMinute, windows };
-  }
-
-  /** The first window `units` would overflow, or null when it fits both. */
-  async function overflow(db: Db, orgId: string, plan: Plan, units: number, now: number) {
-    let worst: { window: WindowName; limit: number; load: number; recovers: number | null } | null = null;
-    const all = await loads(db, orgId, now);
-    for (const w of Object.keys(WINDOWS) as WindowName[]) {
-      const s = all[w];
-      const limit = limitOf(plan, w);
-      const load = s.charged + s.reserved;
-      if (load + units <= limit) continue;
-      const recovers = await recoversAt(db, orgId, plan, w, units, now);
-      // Report the window that binds longest: the caller cannot proceed before it recovers.
-      if (!worst || (recovers ?? Infinity) > (worst.recovers ?? Infinity)) worst = { window: w, limit, load, recovers };
-    }
-    return worst;
-  }
-
   return {
-    view,
+    view: (db: Db, orgId: string, plan: Plan): Promise<UsageView> => usageView(db, orgId, plan, clock.now()),
 
     /** Reserves `units` for a resource inside the caller's transaction, or throws 429 `usage_limit_reached`. */
     async reserve(
