@@ -22,6 +22,9 @@ import { BASE_UNITS, impactLevel } from '../usage.ts';
 import { locationsConflict } from './location.ts';
 import type { Brief, BriefEdits, ClientContext, ContentRequest } from './types.ts';
 import { applyBriefEdits } from './brief-edits.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
+
+const A = JSON_COLUMNS.content_artifacts;
 
 /** Autopilot's optimization passes at most (documented in the README). */
 export const OPTIMIZE_PASS_CAP = 3;
@@ -39,7 +42,7 @@ export function clientContext(row: ClientRow): ClientContext {
     serviceArea: row.service_area,
     brandVoice: row.brand_voice,
     knowledgeBase: row.knowledge_base,
-    excludedTopics: JSON.parse(row.excluded_topics) as string[],
+    excludedTopics: JSON_COLUMNS.clients.excluded_topics.read(row.excluded_topics),
   };
 }
 
@@ -117,7 +120,7 @@ export async function acceptContent(
     stage: 'queued',
     topic: request.topic,
     content_type: request.pageContract,
-    request: JSON.stringify(request),
+    request: JSON_COLUMNS.content_jobs.request.write(request),
     usage_units: units,
     usage_level: impactLevel(principal.plan, units),
     optimize_pass_cap: input.kind === 'autopilot' ? OPTIMIZE_PASS_CAP : 0,
@@ -186,21 +189,21 @@ export async function approveBrief(
 async function saveApproval(trx: TxDb, row: ContentJobRow, approval: Approval, now: number): Promise<void> {
   const { briefEdits, customInstructions, draftBody } = approval;
   if (!briefEdits && customInstructions === undefined && draftBody === undefined) return;
-  const request = JSON.parse(row.request) as ContentRequest;
+  const request = JSON_COLUMNS.content_jobs.request.read(row.request);
   const edited: ContentRequest = {
     ...request,
     briefEdits: briefEdits ?? request.briefEdits ?? null,
     customInstructions: customInstructions === undefined ? request.customInstructions : customInstructions || null,
     draftBody: draftBody ?? request.draftBody,
   };
-  await updateContentJob(trx, row.id, { request: JSON.stringify(edited) }, now);
+  await updateContentJob(trx, row.id, { request: JSON_COLUMNS.content_jobs.request.write(edited) }, now);
   if (!briefEdits) return;
   const a = await getArtifacts(trx, row.id);
   const written: Brief = {
-    outline: JSON.parse(a?.outline ?? '[]') as Brief['outline'],
-    seoMetadata: JSON.parse(a?.seo_metadata ?? '{}') as Brief['seoMetadata'],
-    entities: JSON.parse(a?.entities ?? '[]') as Brief['entities'],
-    faqs: JSON.parse(a?.faqs ?? '[]') as Brief['faqs'],
+    outline: A.outline.read(a?.outline ?? '[]'),
+    seoMetadata: A.seo_metadata.read(a?.seo_metadata ?? '{}'),
+    entities: A.entities.read(a?.entities ?? '[]'),
+    faqs: A.faqs.read(a?.faqs ?? '[]'),
   };
   const b = applyBriefEdits(written, briefEdits);
   await saveArtifacts(trx, row.id, { outline: b.outline, seo_metadata: b.seoMetadata, faqs: b.faqs }, now);

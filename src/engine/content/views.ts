@@ -1,10 +1,10 @@
 import { iso } from '../../clock.ts';
 import type { ArtifactsRow, ContentJobRow } from '../../store/repos/content.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 import { stagePercent } from './states.ts';
-import type { ContentRequest } from './types.ts';
 
 const ts = (ms: number | null) => (ms === null ? null : iso(ms));
-const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+const A = JSON_COLUMNS.content_artifacts;
 
 export function usageImpact(row: Pick<ContentJobRow, 'usage_level'>) {
   return { level: row.usage_level as 'low' | 'standard' | 'high', included: true };
@@ -12,7 +12,7 @@ export function usageImpact(row: Pick<ContentJobRow, 'usage_level'>) {
 
 /** The create answer (docs/api.md §3.1): what a client needs right after acceptance. */
 export function jobCreated(row: ContentJobRow) {
-  const request = JSON.parse(row.request) as ContentRequest;
+  const request = JSON_COLUMNS.content_jobs.request.read(row.request);
   return {
     job_id: row.id,
     status: row.status,
@@ -25,7 +25,7 @@ export function jobCreated(row: ContentJobRow) {
 
 /** The detail record (docs/api.md §3.1): request fields, status, mode, source, progress, usage, error, timestamps. */
 export function jobDetail(row: ContentJobRow) {
-  const r = JSON.parse(row.request) as ContentRequest;
+  const r = JSON_COLUMNS.content_jobs.request.read(row.request);
   return {
     job_id: row.id,
     kind: row.kind,
@@ -96,7 +96,7 @@ export function autopilotStatus(row: ContentJobRow, artifacts: ArtifactsRow | un
     released: row.ledger_state === 'released',
     error: row.error,
     error_code: row.error_code,
-    review: parse<Record<string, unknown>>(artifacts?.review ?? null),
+    review: A.review.readNullable(artifacts?.review ?? null),
     publish: null,
   };
 }
@@ -114,10 +114,7 @@ export function autopilotStarted(row: ContentJobRow) {
 
 /** Artifacts (docs/api.md §3.1); anything not yet produced is null. */
 export function artifactsView(row: ContentJobRow, a: ArtifactsRow | undefined) {
-  const research = parse<{
-    sources: { id: number; url: string; title: string; platform: string }[];
-    imported: { url: string; title: string } | null;
-  }>(a?.research ?? null);
+  const research = A.research.readNullable(a?.research ?? null);
   // The imported page (project_mode optimize) is cited after the researched pages.
   const sources = research
     ? [
@@ -138,14 +135,14 @@ export function artifactsView(row: ContentJobRow, a: ArtifactsRow | undefined) {
     job_id: row.id,
     status: row.status,
     writer: a?.writer ?? null,
-    outline: parse<unknown[]>(a?.outline ?? null),
-    seo_metadata: parse<Record<string, unknown>>(a?.seo_metadata ?? null),
-    entities: parse<unknown[]>(a?.entities ?? null),
-    faqs: parse<unknown[]>(a?.faqs ?? null),
-    draft: parse<Record<string, unknown>>(a?.draft ?? null),
-    citations: parse<unknown[]>(a?.citations ?? null),
+    outline: A.outline.readNullable(a?.outline ?? null),
+    seo_metadata: A.seo_metadata.readNullable(a?.seo_metadata ?? null),
+    entities: A.entities.readNullable(a?.entities ?? null),
+    faqs: A.faqs.readNullable(a?.faqs ?? null),
+    draft: A.draft.readNullable(a?.draft ?? null),
+    citations: A.citations.readNullable(a?.citations ?? null),
     sources,
-    review: parse<Record<string, unknown>>(a?.review ?? null),
-    score: parse<Record<string, unknown>>(a?.score ?? null),
+    review: A.review.readNullable(a?.review ?? null),
+    score: A.score.readNullable(a?.score ?? null),
   };
 }

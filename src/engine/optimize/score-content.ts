@@ -9,17 +9,11 @@ import { ApiError } from '../../errors.ts';
 import { immediate, type ReadDb } from '../../store/db.ts';
 import { swapDraftScore } from '../../store/repos/draft-scores.ts';
 import { getScoringModel } from '../../store/repos/optimizations.ts';
-import { SCORING_VERSION, scoreAgainstModel, type CompetitorModel } from '../analysis/score/index.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
+import { SCORING_VERSION, scoreAgainstModel } from '../analysis/score/index.ts';
 import type { EngineServices } from '../engine.ts';
 import { escapeHtml as esc } from '../html.ts';
-import {
-  figuresOf,
-  summaryScore,
-  type FullScore,
-  type PreviousScore,
-  type ScoreFigures,
-  type ScoreView,
-} from './score-view.ts';
+import { figuresOf, summaryScore, type FullScore, type PreviousScore, type ScoreView } from './score-view.ts';
 
 export type ContentFormat = 'html' | 'markdown' | 'text';
 
@@ -84,11 +78,14 @@ async function recordScore(engine: EngineServices, db: ReadDb, full: FullScore):
       optimization_id: full.optimization_id,
       scored_at: engine.clock.now(),
       rankability_score: figures.rankabilityScore,
-      figures: JSON.stringify({ categoryScores: figures.categoryScores, recommendations: figures.recommendations }),
+      figures: JSON_COLUMNS.draft_scores.figures.write({
+        categoryScores: figures.categoryScores,
+        recommendations: figures.recommendations,
+      }),
     }),
   );
   if (!previous) return null;
-  const stored = JSON.parse(previous.figures) as Omit<ScoreFigures, 'rankabilityScore'>;
+  const stored = JSON_COLUMNS.draft_scores.figures.read(previous.figures);
   return { ...stored, rankabilityScore: previous.rankability_score, scoredAt: previous.scored_at };
 }
 
@@ -115,7 +112,7 @@ async function scoreAgainstRun(
       { status: row.status },
     );
   }
-  const model = JSON.parse(row.scoring_model) as CompetitorModel;
+  const model = JSON_COLUMNS.optimizations.scoring_model.read(row.scoring_model);
   const { analysis } = engine;
   const extracted = analysis.extract(contentAsHtml(input, row.language), row.url);
   // A given title or description replaces the page's own (cached extractions are shared, so copy, never mutate).

@@ -14,7 +14,7 @@ import {
 import { insertRun } from '../../store/repos/runs.ts';
 import { BASE_UNITS } from '../usage.ts';
 import type { OptimizationInput } from './pipeline.ts';
-import { optimizationProgress, optimizationView, type OptimizationView } from './views.ts';
+import { optimizationProgress, optimizationSummaryView, optimizationView, type OptimizationView } from './views.ts';
 import { isTerminalOptimization } from './states.ts';
 
 export interface StartOptimization {
@@ -148,5 +148,5 @@ export async function listOptimizationViews(
 ) {
   if (filter.clientId) await requireOwnedClient(db, orgId, filter.clientId);
   const { rows, total } = await listOptimizations(db, orgId, filter, page);
-  return { rows: rows.map((r) => optimizationView(r, 'summary')), total };
+  return { rows: rows.map(optimizationSummaryView), total };
 }

@@ -1,5 +1,8 @@
 import { iso } from '../../clock.ts';
+import { JSON_COLUMNS, type SummaryExtras } from '../../store/json-columns.ts';
 import type { OptimizationRow } from '../../store/repos/optimizations.ts';
+
+const O = JSON_COLUMNS.optimizations;
 
 // Progress lives in the state table; the service reads it from here with the views.
 export { optimizationProgress } from './states.ts';
@@ -22,18 +25,13 @@ export function billingStatus(row: Pick<OptimizationRow, 'status' | 'ledger_stat
  * The summary's top recommendations, confidence and warnings. Runs finished before they were saved have none: an
  * empty list and normal confidence.
  */
-function summaryExtras(json: string | null): {
-  recommendations: unknown[];
-  confidence: 'normal' | 'low';
-  warnings: string[];
-} {
-  if (json === null) return { recommendations: [], confidence: 'normal', warnings: [] };
-  return JSON.parse(json) as ReturnType<typeof summaryExtras>;
+function summaryExtras(json: string | null): SummaryExtras {
+  return O.summary_extras.readOr(json, { recommendations: [], confidence: 'normal', warnings: [] });
 }
 
-/** The record in the requested view: `status` for polling, `summary` after completion, `full` with the evidence. */
-export function optimizationView(row: OptimizationRow, view: OptimizationView) {
-  const base = {
+/** The status view: what polling reads. */
+export function optimizationStatusView(row: OptimizationRow) {
+  return {
     optimization_id: row.id,
     status: row.status,
     stage: row.status === 'running' ? row.stage : null,
@@ -47,7 +45,10 @@ export function optimizationView(row: OptimizationRow, view: OptimizationView) {
     error: row.error,
     billing_status: billingStatus(row),
   };
-  if (view === 'status') return base;
+}
+
+/** The summary view: the status view and, once complete, the summary (null before). */
+export function optimizationSummaryView(row: OptimizationRow) {
   const summary =
     row.status === 'complete'
       ? {
@@ -59,11 +60,26 @@ export function optimizationView(row: OptimizationRow, view: OptimizationView) {
           ...summaryExtras(row.summary_extras),
         }
       : null;
-  if (view === 'summary') return { ...base, summary };
+  return { ...optimizationStatusView(row), summary };
+}
+
+/** The full view: the summary view with the stored result and evidence. */
+export function optimizationFullView(row: OptimizationRow) {
   return {
-    ...base,
-    summary,
-    result: row.result === null ? null : (JSON.parse(row.result) as Record<string, unknown>),
-    evidence: row.evidence === null ? null : (JSON.parse(row.evidence) as Record<string, unknown>),
+    ...optimizationSummaryView(row),
+    result: O.result.readNullable(row.result),
+    evidence: O.evidence.readNullable(row.evidence),
   };
+}
+
+/** The record in the requested view: `status` for polling, `summary` after completion, `full` with the evidence. */
+export function optimizationView(row: OptimizationRow, view: OptimizationView) {
+  switch (view) {
+    case 'status':
+      return optimizationStatusView(row);
+    case 'summary':
+      return optimizationSummaryView(row);
+    case 'full':
+      return optimizationFullView(row);
+  }
 }

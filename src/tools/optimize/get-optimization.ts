@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../define.ts';
 import { waitForOptimization } from '../../engine/optimize/service.ts';
-import { OptimizationRecord, ViewParam, type OptimizationRecordData } from './schemas.ts';
+import { OptimizationRecord, ViewParam } from './schemas.ts';
 import { shortText } from '../common/text.ts';
 import { WaitSeconds } from '../common/schemas.ts';
 
@@ -26,7 +26,7 @@ export const getOptimization = defineOperation({
   errors: ['validation_error'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (ctx, input) =>
-    (await waitForOptimization(
+    await waitForOptimization(
       ctx.engine,
       ctx.db,
       ctx.principal.orgId,
@@ -34,5 +34,5 @@ export const getOptimization = defineOperation({
       input.view,
       input.wait_seconds,
       ctx.signal,
-    )) as OptimizationRecordData,
+    ),
 });

@@ -31,6 +31,6 @@ export const listOptimizations = defineOperation({
       { clientId: input.client_id, status: input.status, keyword: input.keyword, url: input.url },
       input,
     );
-    return pageOf(rows as z.input<typeof OptimizationSummaryRecord>[], input, total);
+    return pageOf(rows, input, total);
   },
 });

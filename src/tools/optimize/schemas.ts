@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from '../common/schemas.ts';
 import { OPTIMIZATION_STAGE_VALUES, OPTIMIZATION_STATUS_VALUES } from '../../engine/optimize/states.ts';
+import { OptimizationResult, Summary } from '../../engine/optimize/contract.ts';
 
 export const OptimizationStatus = z.enum(OPTIMIZATION_STATUS_VALUES);
 export const OptimizationStage = z.enum(OPTIMIZATION_STAGE_VALUES);
@@ -22,96 +23,15 @@ const base = {
   billing_status: BillingStatus,
 };
 
-/** One thing to change, with the points following it adds (docs/scoring.md, "Coherent advice"). */
-export const Recommendation = z.object({
-  id: z.string().describe('The check, or check:term for term advice; stable for the same input.'),
-  check: z.string(),
-  category: z.string(),
-  kind: z.enum(['add_term', 'use_more', 'use_less', 'fix']),
-  term: z.string().nullable().describe('The term or name the advice is about; null for page-level advice.'),
-  points: z.number().describe('Score points following it would add.'),
-  priority: z.enum(['high', 'medium', 'low']).describe('high from 2 points, medium from 0.75.'),
-  recommendation: z.string(),
-});
-
-const Confidence = z
-  .enum(['normal', 'low'])
-  .describe('low when fewer than 3 ranking pages are real competitors (see warnings and excluded_competitors).');
-
-export const Summary = z
-  .object({
-    rankabilityScore: z.number(),
-    sourceWordCount: z.number().int(),
-    competitorCount: z.number().int(),
-    duration: z.number().int().describe('Milliseconds from start to completion.'),
-    billingFinalized: z.boolean(),
-    recommendations: z.array(Recommendation).describe('The top 5 recommendations, most points first.'),
-    confidence: Confidence,
-    warnings: z.array(z.string()),
-  })
-  .nullable()
-  .describe('Null until the run is complete.');
-
-export const ScoreCheck = z.object({
-  id: z.string(),
-  category: z.string(),
-  label: z.string(),
-  earned: z.number(),
-  possible: z.number(),
-  evidence: z.record(z.string(), z.unknown()),
-  recommendation: z.string().nullable(),
-});
-
-/** One term or name: how the ranking pages use it and how the page does. */
-export const TermRow = z.object({
-  term: z.string(),
-  kind: z.enum(['term', 'entity']),
-  importance: z.number(),
-  sourceCount: z.number().int().describe('Competitor pages that use it.'),
-  competitorRange: z.object({ p25: z.number(), median: z.number(), p75: z.number() }),
-  sourceUses: z.number().int(),
-  status: z.enum(['missing', 'under', 'ok', 'over']),
-});
-
-export const OptimizationResult = z
-  .object({
-    rankabilityScore: z.number().describe('0-100, the sum of scoreDetails points (docs/scoring.md).'),
-    categoryScores: z
-      .record(z.string(), z.number())
-      .describe('Percent of each category earned: coverage, length, headings, metadata, readability, structure.'),
-    scoreDetails: z.array(ScoreCheck),
-    entities: z.array(TermRow),
-    sourceWordCount: z.number().int(),
-    competitorCount: z.number().int().describe('Equals the length of competitors.'),
-    competitors: z.array(
-      z.object({
-        url: z.string(),
-        title: z.string(),
-        position: z.number().int().nullable(),
-        wordCount: z.number().int(),
-        score: z.number(),
-        relevance: z.number().optional().describe('The relevance score that admitted it (docs/scoring.md).'),
-      }),
-    ),
-    recommendations: z.array(Recommendation).optional().describe('Every recommendation, most points first.'),
-    excluded_competitors: z
-      .array(
-        z.object({
-          url: z.string(),
-          position: z.number().int().nullable(),
-          reason: z.enum(['same_site', 'excluded_domain', 'domain_cap', 'off_topic', 'unfetchable', 'not_html']),
-          detail: z.string(),
-        }),
-      )
-      .optional()
-      .describe('Ranking pages that are not competitors, with the reason; they count nowhere.'),
-    confidence: Confidence.optional(),
-    warnings: z.array(z.string()).optional(),
-    duration: z.number().int(),
-    scoringVersion: z.string(),
-  })
-  .passthrough();
-
+// The records' schemas live in the optimization contract (engine/optimize/contract.ts).
+export {
+  OptimizationResult,
+  Recommendation,
+  ScoreCheck,
+  Summary,
+  TermRow,
+  type OptimizationResultData,
+} from '../../engine/optimize/contract.ts';
 export const OptimizationSummaryRecord = z.object({ ...base, summary: Summary });
 /** Any view: status fields always; summary from view=summary; result and evidence from view=full. */
 export const OptimizationRecord = z.object({
@@ -121,5 +41,5 @@ export const OptimizationRecord = z.object({
   evidence: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 
-/** The record's data; engine views are JSON built from rows and cast to it at the tool boundary. */
+/** The record's data: what the engine's views (engine/optimize/views.ts) answer, typed without a cast. */
 export type OptimizationRecordData = z.input<typeof OptimizationRecord>;

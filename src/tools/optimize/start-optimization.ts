@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineOperation } from '../define.ts';
 import { ClientId } from '../common/schemas.ts';
 import { followOptimization, readOptimization, startOptimization as start } from '../../engine/optimize/service.ts';
-import { OptimizationRecord, type OptimizationRecordData } from './schemas.ts';
+import { OptimizationRecord } from './schemas.ts';
 import { identifier, shortText } from '../common/text.ts';
 import { domainOf } from '../../engine/optimize/competitors.ts';
 
@@ -78,14 +78,13 @@ export const startOptimization = defineOperation({
     return problems;
   },
   handler: async (ctx, input) => {
-    const record = (await start(ctx.engine, ctx.db, ctx.principal, input)) as OptimizationRecordData;
+    const record = await start(ctx.engine, ctx.db, ctx.principal, input);
     ctx.afterCommit(() => ctx.engine.runner.notify());
     return { status: 202, body: record, resourceId: record.optimization_id };
   },
-  replay: async (ctx, stored) =>
-    (await readOptimization(ctx.db, ctx.principal.orgId, stored.resourceId!, 'status')) as OptimizationRecordData,
+  replay: async (ctx, stored) => await readOptimization(ctx.db, ctx.principal.orgId, stored.resourceId!, 'status'),
   follow: async (ctx, body) =>
-    (await followOptimization(
+    await followOptimization(
       ctx.engine,
       ctx.db,
       ctx.principal.orgId,
@@ -93,5 +92,5 @@ export const startOptimization = defineOperation({
       ctx.progress!,
       FOLLOW_MS,
       ctx.signal,
-    )) as OptimizationRecordData,
+    ),
 });
