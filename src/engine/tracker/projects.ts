@@ -14,6 +14,7 @@ import {
 } from '../../store/repos/tracker.ts';
 import { normalizeDomain } from './match.ts';
 import { TRACKER_PLATFORMS } from './types.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 
 /**
  * Tracker projects: validation and create/update/delete/list, as engine functions the CLI calls today and API
@@ -48,7 +49,6 @@ export type ProjectField = { path: string; message: string };
 const clean = (list: readonly string[] | undefined) =>
   (list ?? []).map((s) => s.trim().replace(/\s+/g, ' ')).filter(Boolean);
 const dedupe = (list: string[]) => [...new Map(list.map((s) => [s.toLowerCase(), s])).values()];
-const json = <T>(text: string): T => JSON.parse(text) as T;
 
 /** Validates and normalises a project; throws ApiError `invalid_input` naming every bad field. */
 export function prepareProject(
@@ -85,12 +85,12 @@ export function prepareProject(
     client_id: input.clientId,
     name,
     domain: domain!,
-    brand_names: JSON.stringify(brandNames.length ? brandNames : [domain!]),
+    brand_names: JSON_COLUMNS.tracker_projects.brand_names.write(brandNames.length ? brandNames : [domain!]),
     query_kind: input.queryKind ?? 'keywords',
-    queries: JSON.stringify(queries),
+    queries: JSON_COLUMNS.tracker_projects.queries.write(queries),
     query_count: queries.length,
     // Kept in scan order, whatever order they were given in.
-    platforms: JSON.stringify(TRACKER_PLATFORMS.filter((p) => platforms.includes(p))),
+    platforms: JSON_COLUMNS.tracker_projects.platforms.write(TRACKER_PLATFORMS.filter((p) => platforms.includes(p))),
     location,
     language,
   };
@@ -152,16 +152,16 @@ export async function updateTrackerProject(
   return immediate(db, async (trx) => {
     const row = await getProject(trx, orgId, projectId);
     if (!row) throw new ApiError('not_found', 'No such tracker project.', { field: 'project_id' });
-    const brandNames = json<string[]>(row.brand_names);
+    const brandNames = JSON_COLUMNS.tracker_projects.brand_names.read(row.brand_names);
     const defaultBrand = brandNames.length === 1 && brandNames[0] === row.domain;
     const prepared = prepareProject({
       clientId: row.client_id,
       name: changes.name ?? row.name,
       domain: changes.domain ?? row.domain,
-      queries: changes.queries ?? json<string[]>(row.queries),
+      queries: changes.queries ?? JSON_COLUMNS.tracker_projects.queries.read(row.queries),
       queryKind: changes.queryKind ?? row.query_kind,
       brandNames: changes.brandNames ?? (changes.domain !== undefined && defaultBrand ? [] : brandNames),
-      platforms: changes.platforms ?? json<string[]>(row.platforms),
+      platforms: changes.platforms ?? JSON_COLUMNS.tracker_projects.platforms.read(row.platforms),
       location: changes.location !== undefined ? changes.location : row.location,
       language: changes.language ?? row.language,
     });

@@ -18,8 +18,9 @@ import type { EngineServices } from '../engine.ts';
 import { BASE_UNITS } from '../usage.ts';
 import { configuredPlatforms } from './pipeline.ts';
 import { coverage } from './coverage.ts';
-import type { ScanInput, TrackerPlatform } from './types.ts';
+import type { ScanInput } from './types.ts';
 import { overallView, platformView, projectView, scanView } from './views.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 
 export {
   createProject,
@@ -48,7 +49,7 @@ export async function requireClient(db: Db, orgId: string, clientId: string): Pr
  */
 export async function startScan(engine: EngineServices, trx: TxDb, principal: Principal, projectId: string) {
   const project = await requireProject(trx, principal.orgId, projectId);
-  const expected = JSON.parse(project.platforms) as TrackerPlatform[];
+  const expected = JSON_COLUMNS.tracker_projects.platforms.read(project.platforms);
   const platforms = configuredPlatforms(engine, expected);
   const missing = expected.filter((p) => !platforms.includes(p));
   if (platforms.length === 0) {
@@ -68,8 +69,8 @@ export async function startScan(engine: EngineServices, trx: TxDb, principal: Pr
       project_id: project.id,
       org_id: project.org_id,
       client_id: project.client_id,
-      platforms: JSON.stringify(platforms),
-      missing_platforms: JSON.stringify(missing),
+      platforms: JSON_COLUMNS.tracker_scans.platforms.write(platforms),
+      missing_platforms: JSON_COLUMNS.tracker_scans.missing_platforms.write(missing),
       query_count: project.query_count,
       units,
     },
@@ -86,8 +87,8 @@ export async function startScan(engine: EngineServices, trx: TxDb, principal: Pr
   const input: ScanInput = {
     project_id: project.id,
     domain: project.domain,
-    brand_names: JSON.parse(project.brand_names) as string[],
-    queries: JSON.parse(project.queries) as string[],
+    brand_names: JSON_COLUMNS.tracker_projects.brand_names.read(project.brand_names),
+    queries: JSON_COLUMNS.tracker_projects.queries.read(project.queries),
     platforms,
     location: project.location,
     language: project.language,
@@ -129,7 +130,7 @@ export async function listProjectViews(
 export async function readProject(engine: EngineServices, db: ReadDb, orgId: string, projectId: string) {
   const project = await requireProject(db, orgId, projectId);
   const [latest, newest] = await Promise.all([latestSummaries(db, [project.id]), newestScan(db, project.id)]);
-  const expected = JSON.parse(project.platforms) as TrackerPlatform[];
+  const expected = JSON_COLUMNS.tracker_projects.platforms.read(project.platforms);
   const present = latest.filter((s) => expected.includes(s.platform));
   return {
     ...projectView(project, true),

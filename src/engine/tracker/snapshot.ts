@@ -11,6 +11,7 @@ import { coverage } from './coverage.ts';
 import { requireProject } from './service.ts';
 import type { TrackerPlatform } from './types.ts';
 import { overallView, platformView, resultView } from './views.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 
 export const SNAPSHOT_METHODS = ['latest_per_platform', 'latest_run'] as const;
 export type SnapshotMethod = (typeof SNAPSHOT_METHODS)[number];
@@ -36,7 +37,7 @@ export async function readResults(
   only?: TrackerPlatform,
 ) {
   const project = await requireProject(db, orgId, projectId);
-  const expected = (JSON.parse(project.platforms) as TrackerPlatform[]).filter((p) => !only || p === only);
+  const expected = JSON_COLUMNS.tracker_projects.platforms.read(project.platforms).filter((p) => !only || p === only);
   const latestRun = await newestFinishedScan(db, project.id);
 
   let chosen: LatestSummaryRow[];
@@ -60,7 +61,7 @@ export async function readResults(
     method === 'latest_per_platform'
       ? ('per_platform' as const)
       : latestRun
-        ? { platforms: JSON.parse(latestRun.platforms) as TrackerPlatform[] }
+        ? { platforms: JSON_COLUMNS.tracker_scans.platforms.read(latestRun.platforms) }
         : null;
   return {
     project_id: project.id,

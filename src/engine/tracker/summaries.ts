@@ -15,6 +15,7 @@ import { isOnDomain } from './match.ts';
 import { requireClient } from './service.ts';
 import { isAnswerPlatform, type TrackerPlatform } from './types.ts';
 import { overallView } from './views.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 
 const TOP_URLS = 10;
 const rate = (n: number, d: number) => (d > 0 ? Math.round((n / d) * 1000) / 1000 : null);
@@ -43,7 +44,7 @@ export async function readSummary(
   const byProject = new Map<string, LatestSummaryRow[]>();
   for (const s of latest) byProject.set(s.project_id, [...(byProject.get(s.project_id) ?? []), s]);
   const scorecards = rows.map((p, i) => {
-    const expected = JSON.parse(p.platforms) as TrackerPlatform[];
+    const expected = JSON_COLUMNS.tracker_projects.platforms.read(p.platforms);
     const present = (byProject.get(p.id) ?? []).filter((s) => expected.includes(s.platform));
     const run = finished[i];
     return {
@@ -103,7 +104,7 @@ export async function readBrandSummary(engine: EngineServices, db: ReadDb, orgId
   await requireClient(db, orgId, clientId);
   const projects = await clientProjects(db, orgId, clientId);
   const expectedOf = new Map(
-    projects.map((p) => [p.id, (JSON.parse(p.platforms) as TrackerPlatform[]).filter(isAnswerPlatform)]),
+    projects.map((p) => [p.id, JSON_COLUMNS.tracker_projects.platforms.read(p.platforms).filter(isAnswerPlatform)]),
   );
   const latest = (
     await latestSummaries(
@@ -163,7 +164,7 @@ export async function readBrandSummary(engine: EngineServices, db: ReadDb, orgId
 function topUrls(latest: readonly LatestSummaryRow[], domains: readonly string[]) {
   const merged = new Map<string, { citations: number; platforms: Set<TrackerPlatform> }>();
   for (const s of latest) {
-    for (const [url, n] of JSON.parse(s.top_cited) as Array<[string, number]>) {
+    for (const [url, n] of JSON_COLUMNS.tracker_platform_summaries.top_cited.read(s.top_cited)) {
       const e = merged.get(url) ?? { citations: 0, platforms: new Set<TrackerPlatform>() };
       e.citations += n;
       e.platforms.add(s.platform);

@@ -4,14 +4,13 @@ import type { EngineServices } from '../engine.ts';
 import type { ReadDb } from '../../store/db.ts';
 import { requireProject } from './service.ts';
 import type { TrackerPlatform } from './types.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 
 export const DAY_MS = 86_400_000;
 export const MAX_TREND_DAYS = 90;
 
 const METHOD =
   'One point per UTC day: the newest complete run finished that day, else the newest partial run. Days without a successful run have spi null (a gap, not a zero); run_status says whether a run failed that day.';
-
-type Scores = Partial<Record<TrackerPlatform, { status: string; spi: number | null }>>;
 
 const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
@@ -40,7 +39,7 @@ export async function readTrends(engine: EngineServices, db: ReadDb, orgId: stri
     const status: TrackerScanStatus | null = pick?.status ?? (list.length ? 'failed' : null);
     const platforms: Partial<Record<TrackerPlatform, number>> = {};
     if (pick?.platform_scores) {
-      for (const [p, v] of Object.entries(JSON.parse(pick.platform_scores) as Scores)) {
+      for (const [p, v] of Object.entries(JSON_COLUMNS.tracker_scans.platform_scores.read(pick.platform_scores))) {
         if (v && v.status !== 'failed' && v.spi !== null) platforms[p as TrackerPlatform] = v.spi;
       }
     }
@@ -60,7 +59,7 @@ export async function readTrends(engine: EngineServices, db: ReadDb, orgId: stri
     to: dateOf(today),
     timezone: 'UTC' as const,
     method: METHOD,
-    platforms_expected: JSON.parse(project.platforms) as TrackerPlatform[],
+    platforms_expected: JSON_COLUMNS.tracker_projects.platforms.read(project.platforms),
     points,
   };
 }

@@ -7,11 +7,10 @@ import type {
   TrackerSummaryRow,
 } from '../../store/repos/tracker.ts';
 import type { TrackerScanStatus } from '../../store/schema.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 import { isUsableScan } from './contract.ts';
 import { denominators, overallSpi } from './spi.ts';
-import type { TrackerPlatform } from './types.ts';
 
-const json = <T>(text: string): T => JSON.parse(text) as T;
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 /** A project's configuration; `queries` only in the detail view (lists carry the count). */
@@ -21,11 +20,11 @@ export function projectView(row: TrackerProjectRow, withQueries: boolean) {
     client_id: row.client_id,
     name: row.name,
     domain: row.domain,
-    brand_names: json<string[]>(row.brand_names),
+    brand_names: JSON_COLUMNS.tracker_projects.brand_names.read(row.brand_names),
     query_kind: row.query_kind,
-    ...(withQueries ? { queries: json<string[]>(row.queries) } : {}),
+    ...(withQueries ? { queries: JSON_COLUMNS.tracker_projects.queries.read(row.queries) } : {}),
     query_count: row.query_count,
-    platforms: json<TrackerPlatform[]>(row.platforms),
+    platforms: JSON_COLUMNS.tracker_projects.platforms.read(row.platforms),
     location: row.location,
     language: row.language,
     created_at: iso(row.created_at),
@@ -49,8 +48,8 @@ export function scanView(row: TrackerScanRow) {
     run_id: row.id,
     project_id: row.project_id,
     status: row.status,
-    platforms: json<TrackerPlatform[]>(row.platforms),
-    missing_platforms: json<TrackerPlatform[]>(row.missing_platforms),
+    platforms: JSON_COLUMNS.tracker_scans.platforms.read(row.platforms),
+    missing_platforms: JSON_COLUMNS.tracker_scans.missing_platforms.read(row.missing_platforms),
     query_count: row.query_count,
     units: row.units,
     spi: row.spi,
@@ -84,7 +83,7 @@ export function resultView(r: TrackerResultRow) {
     position: r.position,
     brand_mentioned: r.brand_mentioned === 1,
     brand_cited: r.brand_cited === 1,
-    cited_urls: json<string[]>(r.cited_urls),
+    cited_urls: JSON_COLUMNS.tracker_results.cited_urls.read(r.cited_urls),
     measured_at: iso(r.measured_at),
     error: r.error,
   };
