@@ -17,6 +17,7 @@ import { TONES } from './content/types.ts';
 import { SCOPES, isScope, type Scope } from './scopes.ts';
 import { normalizeDomain } from './tracker/match.ts';
 import { immediate } from '../store/db.ts';
+import { JSON_COLUMNS } from '../store/json-columns.ts';
 
 /** Creates a key; the returned `apiKey` is the only time the key exists in clear. */
 export async function issueApiKey(
@@ -40,7 +41,7 @@ export async function issueApiKey(
     },
     now,
   );
-  return { keyId: row.id, apiKey, scopes: JSON.parse(row.scopes) as Scope[] };
+  return { keyId: row.id, apiKey, scopes: JSON_COLUMNS.api_keys.scopes.read(row.scopes) as Scope[] };
 }
 
 export interface InitResult {
@@ -186,7 +187,7 @@ export function prepareClientChanges(input: ClientChanges): ClientPatch {
         path: 'excluded_topics',
         message: `At most ${CLIENT_LIMITS.excludedTopics} topics of up to ${CLIENT_LIMITS.topicLength} characters.`,
       });
-    out.excluded_topics = JSON.stringify(topics);
+    out.excluded_topics = JSON_COLUMNS.clients.excluded_topics.write(topics);
   }
   if (bad.length)
     throw new ApiError('invalid_input', `Invalid input: ${[...new Set(bad.map((b) => b.path))].join(', ')}.`, {
@@ -214,7 +215,7 @@ export async function createOrgClient(db: Db, orgId: string, input: ClientInput,
         defaultTone: c.default_tone ?? null,
         brandVoice: c.brand_voice ?? null,
         knowledgeBase: c.knowledge_base ?? null,
-        excludedTopics: JSON.parse(c.excluded_topics!) as string[],
+        excludedTopics: JSON_COLUMNS.clients.excluded_topics.read(c.excluded_topics!),
       },
       now,
     );

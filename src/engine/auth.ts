@@ -7,6 +7,7 @@ import { hashApiKey, isWellFormedApiKey } from './api-keys.ts';
 import { API_KEY_STATES, apiKeyState } from './accounts/contract.ts';
 import { PLAN_LIMITS } from './plans.ts';
 import { expandScopes, type Scope } from './scopes.ts';
+import { JSON_COLUMNS } from '../store/json-columns.ts';
 
 /** Who is calling: resolved from the key on every request. */
 export interface Principal {
@@ -46,7 +47,7 @@ export async function principalOfKeyHash(db: Db, clock: Clock, keyHash: string):
   return {
     orgId: row.org_id,
     keyId: row.id,
-    scopes: expandScopes(JSON.parse(row.scopes) as string[]),
+    scopes: expandScopes(JSON_COLUMNS.api_keys.scopes.read(row.scopes)),
     plan: row.plan,
     subscriptionActive: row.subscription_status === 'active',
     ratePerMinute: PLAN_LIMITS[row.plan].ratePerMinute,

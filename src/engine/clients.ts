@@ -2,6 +2,7 @@ import { iso } from '../clock.ts';
 import { ApiError } from '../errors.ts';
 import type { ReadDb } from '../store/db.ts';
 import { getOwnedClient, listClients, type ClientRow } from '../store/repos/clients.ts';
+import { JSON_COLUMNS } from '../store/json-columns.ts';
 
 export type { ClientRow };
 
@@ -40,7 +41,7 @@ export function clientRecord(row: ClientRow) {
     ...clientView(row),
     brand_voice: row.brand_voice,
     knowledge_base: row.knowledge_base,
-    excluded_topics: JSON.parse(row.excluded_topics) as string[],
+    excluded_topics: JSON_COLUMNS.clients.excluded_topics.read(row.excluded_topics),
     updated_at: iso(row.updated_at),
   };
 }
