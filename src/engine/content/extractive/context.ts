@@ -159,6 +159,41 @@ export function sourcesInLanguage(research: Research, language: string): Researc
   return same.some((s) => s.extraction.lang) ? same : usable;
 }
 
+/** The citation list: the researched pages, then the imported page and the client's knowledge base when present. */
+function citationRefs(
+  request: ContentRequest,
+  client: ClientContext,
+  research: Research,
+): { refs: CitationRef[]; importedRef: CitationRef | null; kbRef: CitationRef | null; kb: string } {
+  const refs: CitationRef[] = research.sources.map((s, i) => ({
+    number: i + 1,
+    url: s.url,
+    title: s.title || s.extraction.title || s.url,
+    origin: 'research',
+  }));
+  const importedRef: CitationRef | null =
+    request.projectMode === 'optimize' && research.imported
+      ? {
+          number: refs.length + 1,
+          url: research.imported.url,
+          title: research.imported.title || research.imported.url,
+          origin: 'imported',
+        }
+      : null;
+  if (importedRef) refs.push(importedRef);
+  const kb = (client.knowledgeBase ?? '').trim();
+  const kbRef: CitationRef | null = kb
+    ? {
+        number: refs.length + 1,
+        url: `knowledge-base:${shortHash(kb)}`,
+        title: `${client.name} knowledge base`,
+        origin: 'knowledge_base',
+      }
+    : null;
+  if (kbRef) refs.push(kbRef);
+  return { refs, importedRef, kbRef, kb };
+}
+
 /** Builds the shared context; `analyzer` gives lemma-aware exclusion and the competitor terms. */
 export function buildContext(
   input: { request: ContentRequest; client: ClientContext; research: Research },
@@ -189,32 +224,7 @@ export function buildContext(
   const banned = anyOf(excluded, createSiteMatcher(labels));
   const bannedFor = (_url: string): Matcher => banned;
 
-  const refs: CitationRef[] = research.sources.map((s, i) => ({
-    number: i + 1,
-    url: s.url,
-    title: s.title || s.extraction.title || s.url,
-    origin: 'research',
-  }));
-  const importedRef: CitationRef | null =
-    request.projectMode === 'optimize' && research.imported
-      ? {
-          number: refs.length + 1,
-          url: research.imported.url,
-          title: research.imported.title || research.imported.url,
-          origin: 'imported',
-        }
-      : null;
-  if (importedRef) refs.push(importedRef);
-  const kb = (client.knowledgeBase ?? '').trim();
-  const kbRef: CitationRef | null = kb
-    ? {
-        number: refs.length + 1,
-        url: `knowledge-base:${shortHash(kb)}`,
-        title: `${client.name} knowledge base`,
-        origin: 'knowledge_base',
-      }
-    : null;
-  if (kbRef) refs.push(kbRef);
+  const { refs, importedRef, kbRef, kb } = citationRefs(request, client, research);
 
   const terms = analyzeTerms(analyzer, sources, request.language, cache);
   // Terms and entities never recommend the research sites' own names, whatever the contract.
