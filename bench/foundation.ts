@@ -6,7 +6,7 @@
  * Servers run in child processes so the load generator does not share their event loop.
  */
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
+import Database from '../src/sqlite-driver.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createApp } from '../src/app.ts';

@@ -3,7 +3,7 @@
  * sums of one organisation's ledger) on the same database file and settings, with no framework, auth or limits.
  */
 import { createServer } from 'node:http';
-import Database from 'better-sqlite3';
+import Database from '../../src/sqlite-driver.ts';
 
 const db = new Database(process.env.AGENT_API_DB!);
 db.pragma('journal_mode = WAL');

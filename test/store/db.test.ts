@@ -19,6 +19,7 @@ import { startBillableProvider } from '../helpers/billable-provider.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { widgetOperations, widgetPipeline } from '../helpers/widget.ts';
+import { SQLITE_DRIVER } from '../../src/sqlite-driver.ts';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -210,7 +211,8 @@ describe('SQLite store', () => {
       {
         eval: true,
         workerData: {
-          modulePath: createRequire(import.meta.url).resolve('better-sqlite3'),
+          // The driver this Node loads: 12.x aborts on Node 24 when a statement is collected off-thread.
+          modulePath: createRequire(import.meta.url).resolve(SQLITE_DRIVER),
           dbPath: t.dbPath,
           orgId: side.id,
           now: t.clock.now(),
