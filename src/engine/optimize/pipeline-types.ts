@@ -52,17 +52,20 @@ export interface FetchOutput {
 }
 
 /** What the score step hands to onComplete: the result, the evidence and the model, written to the row. */
+/** A competitor as the score step keeps it: where it ranks, its length, its own score and its relevance. */
+export interface ScoredCompetitor {
+  url: string;
+  title: string;
+  position: number | null;
+  wordCount: number;
+  score: number;
+  relevance: number;
+}
+
 export interface ScoreOutput {
   result: ScoreResult & {
     competitorCount: number;
-    competitors: {
-      url: string;
-      title: string;
-      position: number | null;
-      wordCount: number;
-      score: number;
-      relevance: number;
-    }[];
+    competitors: ScoredCompetitor[];
     excluded_competitors: ExcludedCompetitor[];
     confidence: 'normal' | 'low';
     warnings: string[];

@@ -9,6 +9,7 @@ import { expect } from 'vitest';
 import { connectHttpClient, structured } from '../../helpers/mcp.ts';
 import { startCanary, type Canary } from '../../helpers/canary.ts';
 import { startLoopbackSerp, startLoopbackWeb, type LoopbackSerp, type LoopbackWeb } from './web.ts';
+import type { ScoredCompetitor } from '../../../src/engine/optimize/pipeline-types.ts';
 
 /**
  * One Optimize test world: a real app on a temp SQLite file with a fake clock, the loopback web it may fetch
@@ -72,14 +73,7 @@ export interface OptimizationResult {
   }[];
   sourceWordCount: number;
   competitorCount: number;
-  competitors: {
-    url: string;
-    title: string;
-    position: number | null;
-    wordCount: number;
-    score: number;
-    relevance: number;
-  }[];
+  competitors: ScoredCompetitor[];
   recommendations: Recommendation[];
   excluded_competitors: { url: string; position: number | null; reason: string; detail: string }[];
   confidence: 'normal' | 'low';
