@@ -79,6 +79,30 @@ async function until(done: () => boolean, deadline: number): Promise<boolean> {
   return true;
 }
 
+/** One turn of the event loop: resolves in the check phase after a whole poll phase (sockets read, one accept). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Accepts the connections waiting in the listen backlog before the listener closes. libuv accepts one connection per
+ * event-loop turn, so on a busy process connections the kernel completed before the signal (their requests already
+ * sent) can wait there for seconds; closing the listener would reset them. Turns repeat until one accepts nothing
+ * (the backlog is empty and what the previous turns accepted has been read) or the grace period ends.
+ */
+async function acceptBacklog(s: HttpServer, deadline: number): Promise<void> {
+  let accepted = 0;
+  const count = () => void accepted++;
+  s.on('connection', count);
+  try {
+    await nextTurn();
+    for (let before = -1; before !== accepted && Date.now() < deadline;) {
+      before = accepted;
+      await nextTurn();
+    }
+  } finally {
+    s.off('connection', count);
+  }
+}
+
 /**
  * @hono/node-server's listener, with an error handler: a request whose Host or target URL it cannot turn into a URL
  * (`Host: bad host`, `GET http://[x/`, a backslash in the path) answers the API's error body, not a bare 400.
@@ -218,7 +242,7 @@ export function createNodeHttpServer({ config, logger }: HttpServerDeps) {
   }
 
   /**
-   * Graceful HTTP stop: stop accepting, answer every request already received (each with `Connection: close`), close
+   * Graceful HTTP stop: accept the connections already waiting, stop accepting, answer every request already received (each with `Connection: close`), close
    * keep-alive connections once idle, end MCP streams (`closeMcp`), then close whatever is left when the grace period
    * is over.
    */
@@ -227,6 +251,7 @@ export function createNodeHttpServer({ config, logger }: HttpServerDeps) {
     const deadline = started + graceMs;
     draining = true;
     for (const res of inflight.keys()) if (!res.headersSent) res.setHeader('Connection', 'close');
+    await acceptBacklog(s, deadline);
     const received = inflight.size;
     // http.Server#close() stops accepting and at once closes every connection without a request in progress. A
     // keep-alive connection whose next request is already in the socket buffer (sent before the signal, not yet read)
@@ -238,7 +263,7 @@ export function createNodeHttpServer({ config, logger }: HttpServerDeps) {
     if (graceMs > 0) await delay(Math.min(SHUTDOWN_SETTLE_MS, graceMs));
     // A starved process runs expired timers before it reads its sockets: let one poll phase read the requests that
     // arrived meanwhile (setImmediate runs after it) before deciding which connections are idle.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     s.closeIdleConnections();
     // Connections whose answer was already under way when the stop began stay open after it: close them once idle.
     const idle = setInterval(() => s.closeIdleConnections(), DRAIN_TICK_MS * 5);
