@@ -2,6 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { TONES } from '../engine/content/types.ts';
 import { isPlan, PLANS } from '../engine/plans.ts';
 import type { Plan, SubscriptionStatus } from '../store/schema.ts';
+import { SUBSCRIPTION_STATUSES } from '../engine/accounts/contract.ts';
 
 /**
  * Option-argument parsers shared by the commands. Each throws commander's InvalidArgumentError, so the message
@@ -25,8 +26,10 @@ export function plan(v: string): Plan {
   return v;
 }
 
+const isSubscription = (v: string): v is SubscriptionStatus => (SUBSCRIPTION_STATUSES as readonly string[]).includes(v);
+
 export function subscription(v: string): SubscriptionStatus {
-  if (v !== 'active' && v !== 'inactive') throw new InvalidArgumentError('expected active or inactive');
+  if (!isSubscription(v)) throw new InvalidArgumentError(`expected one of ${SUBSCRIPTION_STATUSES.join(', ')}`);
   return v;
 }
 

@@ -2,7 +2,7 @@
  * Kysely table types. Timestamps are integer milliseconds since the epoch (UTC); the API renders them as ISO 8601.
  * JSON columns are TEXT holding JSON.
  */
-import type { Plan, SubscriptionStatus } from '../engine/accounts/contract.ts';
+import type { LedgerState, Plan, SubscriptionStatus } from '../engine/accounts/contract.ts';
 import type {
   ContentMode,
   ContentRunKind,
@@ -88,7 +88,7 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
-export type LedgerState = 'reserved' | 'charged' | 'released';
+export type { LedgerState } from '../engine/accounts/contract.ts';
 
 export interface UsageLedgerTable {
   id: string;

@@ -5,6 +5,8 @@ import {
   API_KEY_STATE_VALUES,
   API_KEY_STATES,
   apiKeyState,
+  BILLING_STATUSES,
+  LEDGER_STATES,
   PLANS,
   SUBSCRIPTION_STATUSES,
 } from '../../src/engine/accounts/contract.ts';
@@ -220,6 +222,7 @@ function checksOf(statement: string): Record<string, string[]> {
 const CHECKED: [table: string, column: string, values: readonly string[]][] = [
   ['organisations', 'plan', PLANS],
   ['organisations', 'subscription_status', SUBSCRIPTION_STATUSES],
+  ['usage_ledger', 'state', LEDGER_STATES],
   ['optimizations', 'status', OPTIMIZATION_STATUS_VALUES],
   ['prospect_items', 'status', PROSPECT_STATUSES],
   ['prospect_items', 'opportunity_type', OPPORTUNITY_TYPES],
@@ -394,6 +397,7 @@ describe('the docs list exactly the tables’ states', () => {
       PROSPECT_STATUSES,
     ],
     ['api.md: plans', () => listed('api.md', '`orgs create --name N [--plan', '] [--subscription'), PLANS],
+    ['api.md: billing statuses', () => ticked('api.md', '`billing_status` is', '(a usable'), BILLING_STATUSES],
     [
       'api.md: subscription statuses',
       () => ticked('api.md', "An organisation's subscription is", '(set with'),

@@ -13,6 +13,34 @@ export const SUBSCRIPTION_STATUSES = ['active', 'inactive'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /**
+ * A usage reservation's states (usage_ledger.state): `reserved` when paid work is accepted, then `charged` once when it
+ * produced its asset or `released` when it did not. Both ends are final.
+ */
+export const LEDGER_STATES = ['reserved', 'charged', 'released'] as const;
+export type LedgerState = (typeof LEDGER_STATES)[number];
+
+/**
+ * The `billing_status` a paid resource reports, read from its ledger row and not stored twice: charged is
+ * `finalized`, released is `released`, and a reservation still open on a usable result is `reconciliation_pending`
+ * (the charge write failed; the reconciler retries it).
+ */
+export const BILLING_STATUSES = ['reserved', 'finalized', 'released', 'reconciliation_pending'] as const;
+export type BillingStatus = (typeof BILLING_STATUSES)[number];
+
+/** The billing status of a resource whose reservation is in `ledger` (null: none yet) and whose result is `usable`. */
+export function billingStatus(ledger: LedgerState | null, usable: boolean): BillingStatus {
+  switch (ledger) {
+    case 'charged':
+      return 'finalized';
+    case 'released':
+      return 'released';
+    case 'reserved':
+    case null:
+      return usable ? 'reconciliation_pending' : 'reserved';
+  }
+}
+
+/**
  * The states an API key reads as. Nothing stores them: `revoked` when `revoked_at` is set, `expired` when
  * `expires_at` has passed, `active` otherwise. Only `active` authenticates; `revoked` never moves again.
  */

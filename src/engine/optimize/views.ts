@@ -1,4 +1,5 @@
 import { iso } from '../../clock.ts';
+import { billingStatus, type BillingStatus } from '../accounts/contract.ts';
 import { JSON_COLUMNS, type SummaryExtras } from '../../store/json-columns.ts';
 import type { OptimizationRow } from '../../store/repos/optimizations.ts';
 
@@ -7,18 +8,11 @@ const O = JSON_COLUMNS.optimizations;
 // Progress lives in the state table; the service reads it from here with the views.
 export { optimizationProgress } from './states.ts';
 
-export type BillingStatus = 'reserved' | 'finalized' | 'released' | 'reconciliation_pending';
 export type OptimizationView = 'status' | 'summary' | 'full';
 
-/**
- * Billing state read from the ledger, not stored twice: charged is `finalized`, released is `released`, and a
- * reservation still open on a complete run is `reconciliation_pending` (the charge write failed; the reconciler
- * retries it).
- */
-export function billingStatus(row: Pick<OptimizationRow, 'status' | 'ledger_state'>): BillingStatus {
-  if (row.ledger_state === 'charged') return 'finalized';
-  if (row.ledger_state === 'released') return 'released';
-  return row.status === 'complete' ? 'reconciliation_pending' : 'reserved';
+/** An optimization's billing status: usable once complete (src/engine/accounts/contract.ts). */
+export function optimizationBilling(row: Pick<OptimizationRow, 'status' | 'ledger_state'>): BillingStatus {
+  return billingStatus(row.ledger_state, row.status === 'complete');
 }
 
 /**
@@ -43,7 +37,7 @@ export function optimizationStatusView(row: OptimizationRow) {
     started_at: row.started_at === null ? null : iso(row.started_at),
     completed_at: row.completed_at === null ? null : iso(row.completed_at),
     error: row.error,
-    billing_status: billingStatus(row),
+    billing_status: optimizationBilling(row),
   };
 }
 
@@ -56,7 +50,7 @@ export function optimizationSummaryView(row: OptimizationRow) {
           sourceWordCount: row.source_word_count ?? 0,
           competitorCount: row.competitor_count ?? 0,
           duration: row.duration_ms ?? 0,
-          billingFinalized: billingStatus(row) === 'finalized',
+          billingFinalized: optimizationBilling(row) === 'finalized',
           ...summaryExtras(row.summary_extras),
         }
       : null;

@@ -1,4 +1,5 @@
 import { iso } from '../../clock.ts';
+import { billingStatus } from '../accounts/contract.ts';
 import type {
   LatestSummaryRow,
   TrackerProjectRow,
@@ -32,14 +33,9 @@ export function projectView(row: TrackerProjectRow, withQueries: boolean) {
   };
 }
 
-/**
- * Billing read from the ledger: charged is `finalized`, released is `released`, and a reservation still open on a
- * scan that produced a usable result is `reconciliation_pending` (the reconciler charges it).
- */
+/** A scan's billing status: usable once it produced a usable result (src/engine/accounts/contract.ts). */
 function scanBilling(row: Pick<TrackerScanRow, 'status' | 'ledger_state'>) {
-  if (row.ledger_state === 'charged') return 'finalized' as const;
-  if (row.ledger_state === 'released') return 'released' as const;
-  return isUsableScan(row.status) ? ('reconciliation_pending' as const) : ('reserved' as const);
+  return billingStatus(row.ledger_state, isUsableScan(row.status));
 }
 
 /** The scan (run) record: what start_tracker_scan answers and project reads show as `latest_run`. */

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { Timestamp } from '../common/schemas.ts';
+import { BILLING_STATUSES } from '../../engine/accounts/contract.ts';
 import { OPTIMIZATION_STAGE_VALUES, OPTIMIZATION_STATUS_VALUES } from '../../engine/optimize/states.ts';
 import { OptimizationResult, Summary } from '../../engine/optimize/contract.ts';
 
 export const OptimizationStatus = z.enum(OPTIMIZATION_STATUS_VALUES);
 export const OptimizationStage = z.enum(OPTIMIZATION_STAGE_VALUES);
-export const BillingStatus = z.enum(['reserved', 'finalized', 'released', 'reconciliation_pending']);
+export const BillingStatus = z.enum(BILLING_STATUSES);
 export const ViewParam = z.enum(['status', 'summary', 'full']);
 
 const base = {

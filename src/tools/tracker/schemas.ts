@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from '../common/schemas.ts';
+import { BILLING_STATUSES } from '../../engine/accounts/contract.ts';
 import {
   TRACKER_PLATFORMS,
   TRACKER_QUERY_KINDS,
@@ -47,7 +48,7 @@ export const ScanRecord = z.object({
   started_at: Timestamp.nullable(),
   completed_at: Timestamp.nullable(),
   error: z.string().nullable(),
-  billing_status: z.enum(['reserved', 'finalized', 'released', 'reconciliation_pending']),
+  billing_status: z.enum(BILLING_STATUSES),
 });
 
 export const Denominators = z.object({
