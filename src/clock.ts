@@ -1,3 +1,7 @@
+import { z } from 'zod';
+/** A time as every record answers it: iso() of its milliseconds. */
+export const Timestamp = z.string().describe('ISO 8601 UTC timestamp with milliseconds.');
+
 /** Time as an injected collaborator: windows, leases, rate limits, trends and every wait read it; tests replace it. */
 export interface Clock {
   /** Milliseconds since the Unix epoch. */

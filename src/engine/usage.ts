@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import { iso, type Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
@@ -41,10 +42,13 @@ export interface UsageView {
   windows: Record<WindowName, WindowView>;
 }
 
-export interface UsageImpact {
-  level: 'low' | 'standard' | 'high';
-  included: boolean;
-}
+/** How much of the plan's daily pool one piece of work takes: under 5%, up to 15%, more. */
+export const USAGE_LEVELS = ['low', 'standard', 'high'] as const;
+export type UsageLevel = (typeof USAGE_LEVELS)[number];
+
+/** What an accepted piece of work reports about its cost (`usage_impact`). */
+export const UsageImpact = z.object({ level: z.enum(USAGE_LEVELS), included: z.boolean() });
+export type UsageImpact = z.output<typeof UsageImpact>;
 
 function limitOf(plan: Plan, w: WindowName): number {
   return w === '24h' ? PLAN_LIMITS[plan].units24h : PLAN_LIMITS[plan].units7d;

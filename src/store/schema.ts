@@ -3,6 +3,7 @@
  * JSON columns are TEXT holding JSON.
  */
 import type { LedgerState, Plan, SubscriptionStatus } from '../engine/accounts/contract.ts';
+import type { UsageLevel } from '../engine/usage.ts';
 import type {
   ContentMode,
   ContentRunKind,
@@ -212,7 +213,7 @@ export interface ContentJobsTable {
   /** JSON of the validated request, defaults applied. */
   request: string;
   usage_units: number;
-  usage_level: string;
+  usage_level: UsageLevel;
   optimize_passes: number;
   optimize_pass_cap: number;
   error: string | null;

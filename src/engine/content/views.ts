@@ -1,4 +1,13 @@
+import type { z } from 'zod';
 import { iso } from '../../clock.ts';
+import type { UsageImpact } from '../usage.ts';
+import type {
+  AutopilotStarted,
+  AutopilotStatus,
+  ContentJobCreated,
+  ContentJobDetail,
+  ContentJobRowView,
+} from './contract.ts';
 import type { ArtifactsRow, ContentJobRow } from '../../store/repos/content.ts';
 import { JSON_COLUMNS } from '../../store/json-columns.ts';
 import { stagePercent } from './states.ts';
@@ -6,12 +15,12 @@ import { stagePercent } from './states.ts';
 const ts = (ms: number | null) => (ms === null ? null : iso(ms));
 const A = JSON_COLUMNS.content_artifacts;
 
-export function usageImpact(row: Pick<ContentJobRow, 'usage_level'>) {
-  return { level: row.usage_level as 'low' | 'standard' | 'high', included: true };
+export function usageImpact(row: Pick<ContentJobRow, 'usage_level'>): UsageImpact {
+  return { level: row.usage_level, included: true };
 }
 
 /** The create answer (docs/api.md §3.1): what a client needs right after acceptance. */
-export function jobCreated(row: ContentJobRow) {
+export function jobCreated(row: ContentJobRow): z.output<typeof ContentJobCreated> {
   const request = JSON_COLUMNS.content_jobs.request.read(row.request);
   return {
     job_id: row.id,
@@ -24,7 +33,7 @@ export function jobCreated(row: ContentJobRow) {
 }
 
 /** The detail record (docs/api.md §3.1): request fields, status, mode, source, progress, usage, error, timestamps. */
-export function jobDetail(row: ContentJobRow) {
+export function jobDetail(row: ContentJobRow): z.output<typeof ContentJobDetail> {
   const r = JSON_COLUMNS.content_jobs.request.read(row.request);
   return {
     job_id: row.id,
@@ -60,7 +69,7 @@ export function jobDetail(row: ContentJobRow) {
 }
 
 /** A list row: the detail without the long request text fields. */
-export function jobRow(row: ContentJobRow) {
+export function jobRow(row: ContentJobRow): z.output<typeof ContentJobRowView> {
   const d = jobDetail(row);
   return {
     job_id: d.job_id,
@@ -82,7 +91,10 @@ export function jobRow(row: ContentJobRow) {
 }
 
 /** Autopilot's status view (docs/api.md §3.2): `charged` and `released` read from the ledger. */
-export function autopilotStatus(row: ContentJobRow, artifacts: ArtifactsRow | undefined) {
+export function autopilotStatus(
+  row: ContentJobRow,
+  artifacts: ArtifactsRow | undefined,
+): z.output<typeof AutopilotStatus> {
   return {
     job_id: row.id,
     status: row.status,
@@ -102,7 +114,7 @@ export function autopilotStatus(row: ContentJobRow, artifacts: ArtifactsRow | un
 }
 
 /** Autopilot's start answer. */
-export function autopilotStarted(row: ContentJobRow) {
+export function autopilotStarted(row: ContentJobRow): z.output<typeof AutopilotStarted> {
   return {
     job_id: row.id,
     status: row.status,

@@ -25,7 +25,8 @@ export function pageOf<T>(rows: T[], page: { limit: number; offset: number }, to
   };
 }
 
-export const Timestamp = z.string().describe('ISO 8601 UTC timestamp with milliseconds.');
+export { Timestamp } from '../../clock.ts';
+export { UsageImpact } from '../../engine/usage.ts';
 /** Any 8-4-4-4-12 hex identifier: a well-formed id that does not exist is a 404, not a 400. */
 export const Uuid = z.guid();
 
@@ -41,11 +42,6 @@ export const WaitSeconds = z.coerce
   .max(30)
   .default(0)
   .describe('Seconds (≤ 30) to wait for a change (default 0).');
-
-export const UsageImpact = z.object({
-  level: z.enum(['low', 'standard', 'high']),
-  included: z.boolean(),
-});
 
 /**
  * The `validate` of a partial update: it must change something. Refuses an input with none of `fields` set, naming

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { RESEARCH_PLATFORMS } from '../../providers/types.ts';
 import { INTENTS, PAGE_CONTRACTS, TONES } from '../../engine/content/types.ts';
-import { CONTENT_MODES, CONTENT_RUN_KINDS, CREATION_SOURCES } from '../../engine/content/states.ts';
-import { ClientId, Timestamp, UsageImpact } from '../common/schemas.ts';
+import { CONTENT_MODES } from '../../engine/content/states.ts';
+import { ClientId } from '../common/schemas.ts';
 import { identifier, longText, shortText } from '../common/text.ts';
 
 /** The 32 supported language codes (primary subtags); a region may follow (`en-GB`, `pt-BR`). */
@@ -134,98 +134,13 @@ export const CreateAutopilotInput = z.strictObject({
   page_contract: z.enum(PAGE_CONTRACTS).describe('article or commercial_service (service page).'),
 });
 
-export const ContentJobCreated = z.object({
-  job_id: z.string(),
-  status: z.string(),
-  content_type: z.string().nullable(),
-  research_platforms: z.array(z.string()),
-  usage_impact: UsageImpact,
-  created_at: Timestamp,
-});
-
-/** Why a failed job failed, machine-readable, when known: `insufficient_research` (too few relevant sources). */
-const ErrorCode = z
-  .string()
-  .nullable()
-  .describe('Why a failed job failed, when known: insufficient_research (fewer than 2 relevant sources).');
-
-export const Progress = z.object({ stage: z.string(), percent: z.number().int() });
-
-export const ContentJobDetail = z.object({
-  job_id: z.string(),
-  kind: z.enum(CONTENT_RUN_KINDS),
-  client_id: z.string(),
-  creation_source: z.enum(CREATION_SOURCES),
-  mode: z.enum(CONTENT_MODES).nullable(),
-  status: z.string(),
-  progress: Progress,
-  content_type: z.string().nullable(),
-  topic: z.string(),
-  intent: z.string(),
-  language: z.string(),
-  location: z.string(),
-  tone: z.string(),
-  custom_instructions: z.string().nullable(),
-  word_count_target: z.number().int(),
-  project_mode: z.string(),
-  page_contract: z.string().nullable(),
-  source_url: z.string().nullable(),
-  research_platforms: z.array(z.string()),
-  has_draft_body: z.boolean(),
-  usage_impact: UsageImpact,
-  billing: z.object({ charged: z.boolean(), released: z.boolean() }),
-  error: z.string().nullable(),
-  error_code: ErrorCode,
-  created_at: Timestamp,
-  started_at: Timestamp.nullable(),
-  updated_at: Timestamp,
-  completed_at: Timestamp.nullable(),
-});
-
-/** The kind of a content list row: a content job or an Autopilot run. */
-export const LIST_KINDS = ['content_job', 'autopilot'] as const;
-
-export const ContentJobRowView = z.object({
-  job_id: z.string(),
-  kind: z.enum(LIST_KINDS),
-  client_id: z.string(),
-  creation_source: z.enum(CREATION_SOURCES),
-  mode: z.enum(CONTENT_MODES).nullable(),
-  status: z.string(),
-  progress: Progress,
-  content_type: z.string().nullable(),
-  topic: z.string(),
-  research_platforms: z.array(z.string()),
-  error: z.string().nullable(),
-  error_code: ErrorCode,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  completed_at: Timestamp.nullable(),
-});
-
-export const AutopilotStarted = z.object({
-  job_id: z.string(),
-  status: z.string(),
-  stage: z.string(),
-  usage_impact: UsageImpact,
-  created_at: Timestamp,
-});
-
-export const AutopilotStatus = z.object({
-  job_id: z.string(),
-  status: z.string(),
-  stage: z.string(),
-  started_at: Timestamp.nullable(),
-  updated_at: Timestamp,
-  completed_at: Timestamp.nullable(),
-  optimize_passes: z.number().int(),
-  optimize_pass_cap: z.number().int(),
-  charged: z.boolean(),
-  released: z.boolean(),
-  error: z.string().nullable(),
-  error_code: ErrorCode,
-  review: z.record(z.string(), z.unknown()).nullable(),
-  publish: z.null(),
-});
-
+export {
+  AutopilotStarted,
+  AutopilotStatus,
+  ContentJobCreated,
+  ContentJobDetail,
+  ContentJobRowView,
+  LIST_KINDS,
+  Progress,
+} from '../../engine/content/contract.ts';
 export { WaitSeconds } from '../common/schemas.ts';
