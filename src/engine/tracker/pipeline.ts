@@ -112,6 +112,184 @@ export function scanStatus(summaries: ReadonlyArray<{ status: string }>): Tracke
   return 'partial';
 }
 
+/** One query asked on one platform: its measurement, or a failed row (a retryable failure is also pushed on `retries`). */
+async function measureQuery(
+  engine: Engine,
+  ctx: Ctx,
+  platform: TrackerPlatform,
+  provider: SearchProvider | AnswerEngine,
+  index: number,
+  mentions: (t: string) => boolean,
+  retries: ProviderError[],
+): Promise<QueryMeasurement> {
+  const { limits, clock, logger } = engine;
+  const { input } = ctx;
+  const query = input.queries[index]!;
+  const base = { query_index: index, query };
+  const options = {
+    ...(input.location ? { location: input.location } : {}),
+    language: input.language,
+    signal: ctx.signal,
+    idempotencyKey: ctx.idempotencyKey(String(index)),
+  };
+  try {
+    let measured: Measured;
+    if (isAnswerPlatform(platform)) {
+      const answer = await limits.answer.add(() => (provider as AnswerEngine).ask(query, platform, options), {
+        signal: ctx.signal,
+      });
+      measured = measureAnswer(answer, input.domain, mentions);
+    } else {
+      const r = await limits.search.add(
+        () => (provider as SearchProvider).search(query, { ...options, platform: 'organic', limit: 10 }),
+        { signal: ctx.signal },
+      );
+      measured = measureOrganic(r.results, input.domain, mentions);
+    }
+    return { ...base, status: 'complete', ...measured, measured_at: clock.now(), error: null };
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    logger.warn({ err, runId: ctx.runId, platform, query }, 'tracker query failed');
+    if (err instanceof ProviderError && err.retryable) retries.push(err);
+    return {
+      ...base,
+      status: 'failed',
+      position: null,
+      brand_mentioned: false,
+      brand_cited: false,
+      cited_urls: [],
+      measured_at: clock.now(),
+      error: failure(err),
+    };
+  }
+}
+
+/** A platform whose provider is gone since the scan was accepted: every query failed, measured nothing. */
+function unmeasured(platform: TrackerPlatform, input: ScanInput, now: number): PlatformOutput {
+  const error = `no provider is configured for ${platform}`;
+  return {
+    platform,
+    provider: null,
+    results: input.queries.map((query, i) => ({
+      query_index: i,
+      query,
+      status: 'failed',
+      position: null,
+      brand_mentioned: false,
+      brand_cited: false,
+      cited_urls: [],
+      measured_at: now,
+      error,
+    })),
+  };
+}
+
+/** Measures one platform's queries, or throws a RetryableError to measure it again after a transient failure. */
+async function measurePlatform(engine: Engine, ctx: Ctx, platform: TrackerPlatform): Promise<PlatformOutput | null> {
+  const { input } = ctx;
+  if (!input.platforms.includes(platform)) return null;
+  const provider = providerFor(engine, platform);
+  // Configured when the scan was accepted, gone now (restart with other settings): measured nothing.
+  if (!provider) return unmeasured(platform, input, engine.clock.now());
+  const mentions = brandMatcher(input.brand_names, input.domain);
+  const retries: ProviderError[] = [];
+  const results = await Promise.all(
+    input.queries.map((_, i) => measureQuery(engine, ctx, platform, provider, i, mentions, retries)),
+  );
+  ctx.signal.throwIfAborted();
+  // A transient provider failure (rate limit, outage) measures the platform again later, as one retried step,
+  // until the last attempt, which records what failed: each query is asked at most AGENT_API_MAX_ATTEMPTS times.
+  if (retries.length > 0 && !ctx.lastAttempt) {
+    throw new RetryableError(`${platform}: ${retries.length} of ${results.length} queries failed for now`, {
+      retryAfterMs: Math.max(0, ...retries.map((e) => e.retryAfterMs ?? 0)),
+    });
+  }
+  return { platform, provider: provider.name, results };
+}
+
+/** Writes a measured platform's results and its summary. */
+async function persistPlatform(ctx: WriteContext<ScanInput, ScanOutputs>, out: PlatformOutput | null): Promise<void> {
+  if (out === null) return;
+  const { input } = ctx;
+  await putResults(
+    ctx.trx,
+    out.results.map((r) => ({
+      run_id: ctx.resourceId,
+      platform: out.platform,
+      query_index: r.query_index,
+      project_id: input.project_id,
+      query: r.query,
+      status: r.status,
+      position: r.position,
+      brand_mentioned: r.brand_mentioned ? 1 : 0,
+      brand_cited: r.brand_cited ? 1 : 0,
+      cited_urls: JSON.stringify(r.cited_urls),
+      measured_at: r.measured_at,
+      error: r.error,
+    })),
+  );
+  await putSummary(ctx.trx, summarize(ctx.resourceId, input.project_id, out, ctx.now));
+}
+
+/** The step that measures one platform; its results and summary are written when it finishes. */
+function platformStep<P extends TrackerPlatform>(
+  engine: Engine,
+  platform: P,
+): StepDef<TrackerStage, ScanInput, ScanOutputs, P> {
+  return {
+    name: platform,
+    stage: 'measuring',
+    // Each platform's results and summary are written when its step finishes.
+    transient: true,
+    run: (ctx: Ctx) => measurePlatform(engine, ctx, platform),
+    persist: (ctx, out) => persistPlatform(ctx, out),
+  };
+}
+
+/** Marks a queued scan running when its first stage begins. */
+async function markRunning(ctx: WriteContext<ScanInput, ScanOutputs>) {
+  const row = await scanProgress(ctx.trx, ctx.resourceId);
+  if (row.status === 'queued')
+    await updateScan(ctx.trx, ctx.resourceId, { status: 'running', started_at: row.started_at ?? ctx.now }, ctx.now);
+}
+
+/** The last step: the scan's outcome, read from the summaries the platforms wrote. */
+const finalizeStep: StepDef<TrackerStage, ScanInput, ScanOutputs, 'finalize'> = {
+  name: 'finalize',
+  stage: 'finalizing',
+  transient: true,
+  // Reads only: the summaries were written as each platform finished; onComplete applies the outcome.
+  run: async (ctx) => finalizeFrom(ctx.db, ctx.resourceId),
+};
+
+/** Applies a finished scan's outcome: its row, each measured platform's latest pointer, and the charge or release. */
+async function completeScan(engine: Engine, ctx: WriteContext<ScanInput, ScanOutputs>): Promise<void> {
+  const { input } = ctx;
+  const out = ctx.output('finalize');
+  const failed = out.status === 'failed';
+  await updateScan(
+    ctx.trx,
+    ctx.resourceId,
+    {
+      status: out.status,
+      spi: out.spi,
+      platform_scores: JSON.stringify(out.scores),
+      error: failed ? `Every platform failed: ${out.errors.join('; ')}` : null,
+      completed_at: ctx.now,
+    },
+    ctx.now,
+  );
+  if (failed) {
+    await engine.usage.release(ctx.trx, TRACKER_SCAN_KIND, ctx.resourceId);
+    return;
+  }
+  for (const [platform, s] of Object.entries(out.scores)) {
+    if (s.status !== 'failed')
+      await advanceLatest(ctx.trx, input.project_id, platform as TrackerPlatform, ctx.resourceId, s.measured_at);
+  }
+  await engine.usage.chargeOrDefer(ctx.trx, TRACKER_SCAN_KIND, ctx.resourceId);
+}
+
 /**
  * The tracker scan: one step per platform (a crash mid-scan resumes at the next unfinished platform; a re-run
  * platform repeats its provider calls with the same idempotency keys), then `finalize`. Each platform's results and
@@ -119,171 +297,11 @@ export function scanStatus(summaries: ReadonlyArray<{ status: string }>): Tracke
  * released when every platform failed or the run could not finish.
  */
 export function trackerScanPipeline(engine: Engine): Pipeline {
-  const { limits, clock, logger } = engine;
-
-  async function measureOne(
-    ctx: Ctx,
-    input: ScanInput,
-    platform: TrackerPlatform,
-    provider: SearchProvider | AnswerEngine,
-    index: number,
-    mentions: (t: string) => boolean,
-    retries: ProviderError[],
-  ): Promise<QueryMeasurement> {
-    const query = input.queries[index]!;
-    const base = { query_index: index, query };
-    const options = {
-      ...(input.location ? { location: input.location } : {}),
-      language: input.language,
-      signal: ctx.signal,
-      idempotencyKey: ctx.idempotencyKey(String(index)),
-    };
-    try {
-      let measured: Measured;
-      if (isAnswerPlatform(platform)) {
-        const answer = await limits.answer.add(() => (provider as AnswerEngine).ask(query, platform, options), {
-          signal: ctx.signal,
-        });
-        measured = measureAnswer(answer, input.domain, mentions);
-      } else {
-        const r = await limits.search.add(
-          () => (provider as SearchProvider).search(query, { ...options, platform: 'organic', limit: 10 }),
-          { signal: ctx.signal },
-        );
-        measured = measureOrganic(r.results, input.domain, mentions);
-      }
-      return { ...base, status: 'complete', ...measured, measured_at: clock.now(), error: null };
-    } catch (err) {
-      if (ctx.signal.aborted) throw err;
-      logger.warn({ err, runId: ctx.runId, platform, query }, 'tracker query failed');
-      if (err instanceof ProviderError && err.retryable) retries.push(err);
-      return {
-        ...base,
-        status: 'failed',
-        position: null,
-        brand_mentioned: false,
-        brand_cited: false,
-        cited_urls: [],
-        measured_at: clock.now(),
-        error: failure(err),
-      };
-    }
-  }
-
-  function platformStep<P extends TrackerPlatform>(platform: P): StepDef<TrackerStage, ScanInput, ScanOutputs, P> {
-    return {
-      name: platform,
-      stage: 'measuring',
-      // Each platform's results and summary are written when its step finishes.
-      transient: true,
-      async run(ctx: Ctx): Promise<PlatformOutput | null> {
-        const { input } = ctx;
-        if (!input.platforms.includes(platform)) return null;
-        const provider = providerFor(engine, platform);
-        if (!provider) {
-          // Configured when the scan was accepted, gone now (restart with other settings): measured nothing.
-          const now = clock.now();
-          const error = `no provider is configured for ${platform}`;
-          return {
-            platform,
-            provider: null,
-            results: input.queries.map((query, i) => ({
-              query_index: i,
-              query,
-              status: 'failed',
-              position: null,
-              brand_mentioned: false,
-              brand_cited: false,
-              cited_urls: [],
-              measured_at: now,
-              error,
-            })),
-          };
-        }
-        const mentions = brandMatcher(input.brand_names, input.domain);
-        const retries: ProviderError[] = [];
-        const results = await Promise.all(
-          input.queries.map((_, i) => measureOne(ctx, input, platform, provider, i, mentions, retries)),
-        );
-        ctx.signal.throwIfAborted();
-        // A transient provider failure (rate limit, outage) measures the platform again later, as one retried step,
-        // until the last attempt, which records what failed: each query is asked at most AGENT_API_MAX_ATTEMPTS times.
-        if (retries.length > 0 && !ctx.lastAttempt) {
-          throw new RetryableError(`${platform}: ${retries.length} of ${results.length} queries failed for now`, {
-            retryAfterMs: Math.max(0, ...retries.map((e) => e.retryAfterMs ?? 0)),
-          });
-        }
-        return { platform, provider: provider.name, results };
-      },
-      async persist(ctx, out) {
-        if (out === null) return;
-        const { input } = ctx;
-        await putResults(
-          ctx.trx,
-          out.results.map((r) => ({
-            run_id: ctx.resourceId,
-            platform: out.platform,
-            query_index: r.query_index,
-            project_id: input.project_id,
-            query: r.query,
-            status: r.status,
-            position: r.position,
-            brand_mentioned: r.brand_mentioned ? 1 : 0,
-            brand_cited: r.brand_cited ? 1 : 0,
-            cited_urls: JSON.stringify(r.cited_urls),
-            measured_at: r.measured_at,
-            error: r.error,
-          })),
-        );
-        await putSummary(ctx.trx, summarize(ctx.resourceId, input.project_id, out, ctx.now));
-      },
-    };
-  }
-
-  async function markRunning(ctx: WriteContext<ScanInput, ScanOutputs>) {
-    const row = await scanProgress(ctx.trx, ctx.resourceId);
-    if (row.status === 'queued')
-      await updateScan(ctx.trx, ctx.resourceId, { status: 'running', started_at: row.started_at ?? ctx.now }, ctx.now);
-  }
-
-  const finalize: StepDef<TrackerStage, ScanInput, ScanOutputs, 'finalize'> = {
-    name: 'finalize',
-    stage: 'finalizing',
-    transient: true,
-    // Reads only: the summaries were written as each platform finished; onComplete applies the outcome.
-    run: async (ctx) => finalizeFrom(ctx.db, ctx.resourceId),
-  };
-
   return definePipeline<TrackerStage, ScanInput, ScanOutputs>({
     kind: TRACKER_SCAN_KIND,
-    steps: [...TRACKER_PLATFORMS.map(platformStep), finalize],
+    steps: [...TRACKER_PLATFORMS.map((p) => platformStep(engine, p)), finalizeStep],
     enterStage: (ctx) => markRunning(ctx),
-    async onComplete(ctx) {
-      const { input } = ctx;
-      const out = ctx.output('finalize');
-      const failed = out.status === 'failed';
-      await updateScan(
-        ctx.trx,
-        ctx.resourceId,
-        {
-          status: out.status,
-          spi: out.spi,
-          platform_scores: JSON.stringify(out.scores),
-          error: failed ? `Every platform failed: ${out.errors.join('; ')}` : null,
-          completed_at: ctx.now,
-        },
-        ctx.now,
-      );
-      if (failed) {
-        await engine.usage.release(ctx.trx, TRACKER_SCAN_KIND, ctx.resourceId);
-        return;
-      }
-      for (const [platform, s] of Object.entries(out.scores)) {
-        if (s.status !== 'failed')
-          await advanceLatest(ctx.trx, input.project_id, platform as TrackerPlatform, ctx.resourceId, s.measured_at);
-      }
-      await engine.usage.chargeOrDefer(ctx.trx, TRACKER_SCAN_KIND, ctx.resourceId);
-    },
+    onComplete: (ctx) => completeScan(engine, ctx),
     async onFail(ctx, message) {
       await updateScan(ctx.trx, ctx.resourceId, { status: 'failed', error: message, completed_at: ctx.now }, ctx.now);
       await engine.usage.release(ctx.trx, TRACKER_SCAN_KIND, ctx.resourceId);
