@@ -5,12 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
+import type { z } from 'zod';
 import { getCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import { ApiError, toApiError } from '../../../errors.ts';
 import type { Principal } from '../../../engine/auth.ts';
 import { consolePrincipal, csrfToken, validCsrf } from '../../../engine/console-sessions.ts';
 import type { Engine } from '../../../engine/engine.ts';
+import { listClients } from '../../../tools/clients/list-clients.ts';
 import type { AnyOperation } from '../../../tools/define.ts';
 import { invokeOperation, takeRateLimit } from '../../../tools/invoke.ts';
 import type { HttpEnv } from '../guards.ts';
@@ -27,6 +29,19 @@ export interface ConsoleSession {
 }
 
 export type Status = 200 | 400 | 401 | 403 | 404 | 409 | 429;
+
+/**
+ * What an operation answers, typed by its output schema. The handler's answer is what the schema describes (the
+ * contract tests hold every operation to it), so a page reads the fields the schema has and narrows its unions with a
+ * check.
+ */
+export type OperationResult<D extends AnyOperation> = z.output<D['output']>;
+
+/**
+ * An operation's input as a page sends it: only the input schema's field names, each value as the page has it (often
+ * a form's text). The operation validates the values and answers a field error for a wrong one, as on REST.
+ */
+export type OperationInput<D extends AnyOperation> = { [K in keyof z.input<D['input']>]?: unknown };
 
 /** Pages of clients (100 each) a page lists at most. */
 const MAX_CLIENT_PAGES = 3;
@@ -47,31 +62,47 @@ export function createKit(deps: { engine: Engine; operations: readonly AnyOperat
     }
   }
 
-  const operation = (name: string) => {
-    const op = byName.get(name);
-    if (!op) throw new Error(`no operation ${name}`);
+  /** The served operation of a definition (the one REST and MCP serve under its name). */
+  const operation = (def: AnyOperation) => {
+    const op = byName.get(def.name);
+    if (!op) throw new Error(`no operation ${def.name}`);
     return op;
   };
 
-  /** One operation as the session's key, with every check REST applies except the rate limit (the caller's). */
-  async function invoke(s: ConsoleSession, op: AnyOperation, input: Record<string, unknown>, key: string | null) {
+  /**
+   * One operation as the session's key, with every check REST applies except the rate limit (the caller's): `op` is
+   * the served operation of definition D.
+   */
+  async function invoke<D extends AnyOperation>(
+    s: ConsoleSession,
+    op: AnyOperation,
+    input: OperationInput<D>,
+    key: string | null,
+  ): Promise<OperationResult<D>> {
     const result = await invokeOperation(engine, op, {
       principal: s.principal,
       input,
       idempotencyKeys: key ? [key] : null,
       requestId: randomUUID(),
     });
-    return result.body as Record<string, unknown>;
+    // The one place an answer gets its type: the body is the handler's answer, which its output schema describes.
+    return result.body as OperationResult<D>;
   }
 
   /**
-   * Runs one operation as the session's key, with the rate limit and every check REST applies. Writing operations
-   * get a fresh idempotency key per action unless the form sent one (a double submit then does the work once).
+   * Runs one operation (its definition, e.g. `getContentJob`) as the session's key, with the rate limit and every
+   * check REST applies, and answers its result typed by the output schema. Writing operations get a fresh
+   * idempotency key per action unless the form sent one (a double submit then does the work once).
    */
-  async function run(s: ConsoleSession, name: string, input: Record<string, unknown>, idempotencyKey?: string) {
-    const op = operation(name);
+  async function run<D extends AnyOperation>(
+    s: ConsoleSession,
+    def: D,
+    input: OperationInput<D>,
+    idempotencyKey?: string,
+  ): Promise<OperationResult<D>> {
+    const op = operation(def);
     await takeRateLimit(engine.services, s.principal);
-    return invoke(s, op, input, op.idempotency === 'none' ? null : (idempotencyKey ?? randomUUID()));
+    return invoke<D>(s, op, input, op.idempotency === 'none' ? null : (idempotencyKey ?? randomUUID()));
   }
 
   const render = (c: Context<HttpEnv>, title: string, content: Html, s: ConsoleSession | null, status: Status = 200) =>
@@ -127,14 +158,11 @@ export function createKit(deps: { engine: Engine; operations: readonly AnyOperat
    * already takes two requests a view).
    */
   async function clients(s: ConsoleSession): Promise<ClientDirectory> {
-    const op = operation('list_clients');
+    const op = operation(listClients);
     const listed: ClientOption[] = [];
     let more = false;
     for (let n = 0; n < MAX_CLIENT_PAGES; n++) {
-      const page = (await invoke(s, op, { limit: 100, offset: n * 100 }, null)) as unknown as {
-        data: ClientOption[];
-        pagination: { has_more: boolean };
-      };
+      const page = await invoke<typeof listClients>(s, op, { limit: 100, offset: n * 100 }, null);
       listed.push(...page.data.map((c) => ({ client_id: c.client_id, name: c.name })));
       more = page.pagination.has_more;
       if (!more) break;
@@ -147,13 +175,17 @@ export function createKit(deps: { engine: Engine; operations: readonly AnyOperat
    * job's score), as ONE request of the key's limit: the page is one thing the user asked for, and the reads are
    * bounded by the page's size. Each read still gets every other check (scope, organisation, validation).
    */
-  async function readEach(s: ConsoleSession, name: string, inputs: readonly Record<string, unknown>[]) {
-    const op = operation(name);
-    if (!op.annotations.readOnlyHint) throw new Error(`${name} writes: run it with run()`);
+  async function readEach<D extends AnyOperation>(
+    s: ConsoleSession,
+    def: D,
+    inputs: readonly OperationInput<D>[],
+  ): Promise<OperationResult<D>[]> {
+    const op = operation(def);
+    if (!op.annotations.readOnlyHint) throw new Error(`${def.name} writes: run it with run()`);
     if (inputs.length === 0) return [];
     await takeRateLimit(engine.services, s.principal);
-    const answers: Record<string, unknown>[] = [];
-    for (const input of inputs) answers.push(await invoke(s, op, input, null));
+    const answers: OperationResult<D>[] = [];
+    for (const input of inputs) answers.push(await invoke<D>(s, op, input, null));
     return answers;
   }
 

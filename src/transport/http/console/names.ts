@@ -5,13 +5,12 @@
  * through `hono/html`, which escapes it.
  */
 import { html } from 'hono/html';
+import type { z } from 'zod';
+import type { ClientView } from '../../../tools/clients/schemas.ts';
 import type { Html } from './layout.ts';
 
 /** A client as list_clients answers it, as far as the pages need. */
-export interface ClientOption {
-  client_id: string;
-  name: string;
-}
+export type ClientOption = Pick<z.output<typeof ClientView>, 'client_id' | 'name'>;
 
 /** The organisation's clients as a page listed them (newest first, up to the kit's bound), by id. */
 export interface ClientDirectory {

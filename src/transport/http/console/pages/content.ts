@@ -14,11 +14,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { html, raw } from 'hono/html';
-import { PAGE_CONTRACTS, TONES } from '../../../../engine/content/types.ts';
-import { JOB_STATUSES } from '../../../../tools/content/list-content-jobs.ts';
+import { CONTENT_STATUS_VALUES, CONTENT_STATUSES } from '../../../../engine/content/states.ts';
+import { PAGE_CONTRACTS, TONES, type OutlineSection } from '../../../../engine/content/types.ts';
+import { approveContentBrief } from '../../../../tools/content/approve-content-brief.ts';
+import { createContentAutopilot } from '../../../../tools/content/create-content-autopilot.ts';
+import { createContentJob } from '../../../../tools/content/create-content-job.ts';
+import { getAutopilotStatus } from '../../../../tools/content/get-autopilot-status.ts';
+import { getContentArtifacts } from '../../../../tools/content/get-content-artifacts.ts';
+import { getContentJob } from '../../../../tools/content/get-content-job.ts';
+import { JOB_STATUSES, listContentJobs } from '../../../../tools/content/list-content-jobs.ts';
 import { LIST_KINDS } from '../../../../tools/content/schemas.ts';
 import type { HttpEnv } from '../../guards.ts';
-import type { ConsoleKit, ConsoleSession } from '../kit.ts';
+import type { ConsoleKit, ConsoleSession, OperationResult } from '../kit.ts';
 import { columns, type Html } from '../layout.ts';
 import {
   clientFilter,
@@ -29,89 +36,57 @@ import {
   type ClientOption,
 } from '../names.ts';
 
-interface Progress {
-  stage: string;
-  percent: number;
+type JobRow = OperationResult<typeof listContentJobs>['data'][number];
+type JobDetail = OperationResult<typeof getContentJob>;
+type AutopilotStatus = OperationResult<typeof getAutopilotStatus>;
+type ArtifactsAnswer = OperationResult<typeof getContentArtifacts>;
+/** get_content_artifacts' JSON answer (format json): the parts asked for. */
+type Artifacts = Exclude<ArtifactsAnswer, { content: string }>;
+/** get_content_artifacts' answer for format markdown or html: the draft as one document. */
+type ArtifactsDocument = Extract<ArtifactsAnswer, { content: string }>;
+
+/** The JSON answer of a call made without `format` (or format json). */
+function partsOf(answer: ArtifactsAnswer): Artifacts {
+  if ('content' in answer) throw new Error('get_content_artifacts answered a document where JSON was asked for');
+  return answer;
 }
 
-interface JobRow {
-  job_id: string;
-  kind: string;
-  client_id: string;
-  mode: string | null;
-  status: string;
-  progress: Progress;
-  topic: string;
-  error: string | null;
-  created_at: string;
+/** The document answer of a call made with format markdown or html. */
+function documentOf(answer: ArtifactsAnswer): ArtifactsDocument {
+  if (!('content' in answer)) throw new Error('get_content_artifacts answered JSON where a document was asked for');
+  return answer;
 }
 
-interface JobDetail extends JobRow {
-  intent: string;
-  language: string;
-  location: string;
-  tone: string;
-  custom_instructions: string | null;
-  word_count_target: number;
-  page_contract: string | null;
-  has_draft_body: boolean;
-  error_code: string | null;
-  completed_at: string | null;
+/*
+ * The brief's parts, the review and the score are stored JSON the artifacts schema leaves open (unknown values); the
+ * page reads the fields it shows with these checks.
+ */
+type Json = Record<string, unknown>;
+const isJson = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const jsonList = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isJson) : []);
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+const texts = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/** A brief's section as the page reads it: its heading, and its level and points when stored. */
+type Section = Pick<OutlineSection, 'heading'> & { level: number | undefined; points: string[] | undefined };
+
+function outlineOf(brief: Artifacts): Section[] {
+  return jsonList(brief.outline).flatMap((o) =>
+    typeof o.heading === 'string'
+      ? [{ heading: o.heading, level: num(o.level), points: Array.isArray(o.points) ? texts(o.points) : undefined }]
+      : [],
+  );
 }
 
-interface AutopilotStatus {
-  stage: string;
-  optimize_passes: number;
-  optimize_pass_cap: number;
-  charged: boolean;
-  released: boolean;
+/** The brief's SEO fields the page shows and edits. */
+function seoOf(brief: Artifacts) {
+  const seo = brief.seo_metadata ?? {};
+  return { title: text(seo.title), metaDescription: text(seo.metaDescription), slug: text(seo.slug) };
 }
 
-interface OutlineSection {
-  heading: string;
-  level?: number;
-  points?: string[];
-}
-
-interface Faq {
-  question: string;
-  answer: string | null;
-}
-
-interface Review {
-  word_count?: number;
-  word_count_target?: number;
-  within_tolerance?: boolean;
-  score_before?: number | null;
-  score_after?: number | null;
-  optimize_passes?: number;
-  stop_reason?: string;
-  claims_checked?: number;
-  claims_supported?: number;
-  claims_single_source?: number;
-  claims_removed?: number;
-  claims_flagged?: number;
-  flagged_claims?: string[];
-}
-
-interface Score {
-  rankabilityScore?: number;
-  categoryScores?: Record<string, number>;
-  recommendations?: { label?: string; points: number; recommendation: string }[];
-}
-
-interface Artifacts {
-  writer: string | null;
-  notice: string | null;
-  outline?: OutlineSection[] | null;
-  seo_metadata?: { title?: string; metaDescription?: string; slug?: string } | null;
-  faqs?: Faq[] | null;
-  review?: Review | null;
-  score?: Score | null;
-}
-
-/** The statuses in which the pipeline is still moving the job (its page refreshes itself). */
-const WORKING = new Set(['queued', 'researching', 'generating_draft']);
+/** The statuses in which the pipeline is still moving the job (not resting in the state table; it refreshes). */
+const WORKING = new Set<string>(CONTENT_STATUS_VALUES.filter((st) => !CONTENT_STATUSES[st].resting));
 
 const EXPORTS = {
   md: { format: 'markdown', type: 'text/markdown; charset=utf-8' },
@@ -147,20 +122,21 @@ async function scoresOf(kit: ConsoleKit, s: ConsoleSession, rows: readonly JobRo
   const done = rows.filter((j) => j.status === 'completed');
   const answers = await kit.readEach(
     s,
-    'get_content_artifacts',
+    getContentArtifacts,
     done.map((j) => ({ job_id: j.job_id, include: ['score', 'review'] })),
   );
   const scores = new Map<string, number>();
   done.forEach((j, i) => {
-    const value = draftScoreOf(answers[i] as Pick<Artifacts, 'score' | 'review'> | undefined);
+    const answer = answers[i];
+    const value = answer && !('content' in answer) ? draftScoreOf(answer) : null;
     if (value !== null) scores.set(j.job_id, value);
   });
   return scores;
 }
 
 /** The score of a job's final draft, from its artifacts (the score step's, else the review's last), or null. */
-function draftScoreOf(parts: Pick<Artifacts, 'score' | 'review'> | undefined): number | null {
-  const candidates = [parts?.score?.rankabilityScore, parts?.review?.score_after, parts?.review?.score_before];
+function draftScoreOf(parts: Pick<Artifacts, 'score' | 'review'>): number | null {
+  const candidates = [parts.score?.rankabilityScore, parts.review?.score_after, parts.review?.score_before];
   return candidates.find((v): v is number => typeof v === 'number') ?? null;
 }
 
@@ -169,10 +145,10 @@ const options = (values: readonly string[], selected: string | undefined) =>
 
 /** The create forms: what each posts to, runs, and asks beyond the fields both share. */
 const CREATE_FORMS = {
-  job: { action: '/console/jobs', operation: 'create_content_job', title: 'New content job', prefix: 'new-job' },
+  job: { action: '/console/jobs', operation: createContentJob, title: 'New content job', prefix: 'new-job' },
   autopilot: {
     action: '/console/autopilot',
-    operation: 'create_content_autopilot',
+    operation: createContentAutopilot,
     title: 'New Autopilot run',
     prefix: 'new-autopilot',
   },
@@ -248,7 +224,7 @@ function createForm(
 }
 
 /** The brief's headings, one a line, as the edit form shows them. */
-const headingLines = (outline: readonly OutlineSection[]) => outline.map((o) => o.heading).join('\n');
+const headingLines = (outline: readonly Section[]) => outline.map((o) => o.heading).join('\n');
 
 /**
  * approve_content_brief's input from the edit form: each part only when the user changed it from the brief as
@@ -256,7 +232,7 @@ const headingLines = (outline: readonly OutlineSection[]) => outline.map((o) => 
  */
 function briefEdits(form: Record<string, string>, job: JobDetail, brief: Artifacts): Record<string, unknown> {
   const edits: Record<string, unknown> = {};
-  const outline = brief.outline ?? [];
+  const outline = outlineOf(brief);
   const lines = lf(form.headings ?? '')
     .split('\n')
     .map((l) => l.trim())
@@ -269,11 +245,12 @@ function briefEdits(form: Record<string, string>, job: JobDetail, brief: Artifac
       return { heading, level: i === 0 ? 2 : (was.level ?? 2), points: was.points ?? [] };
     });
   }
+  const stored = seoOf(brief);
   const seo: Record<string, string> = {};
   const title = form.seo_title?.trim();
-  if (title && title !== (brief.seo_metadata?.title ?? '')) seo.title = title;
+  if (title && title !== (stored.title ?? '')) seo.title = title;
   const description = form.meta_description?.trim();
-  if (description && description !== (brief.seo_metadata?.metaDescription ?? '')) seo.meta_description = description;
+  if (description && description !== (stored.metaDescription ?? '')) seo.meta_description = description;
   if (Object.keys(seo).length > 0) edits.seo_metadata = seo;
   if (form.custom_instructions !== undefined) {
     const instructions = lf(form.custom_instructions).trim();
@@ -288,9 +265,9 @@ function documentBody(doc: string): string {
 }
 
 function briefSection(brief: Artifacts): Html {
-  const outline = brief.outline ?? [];
-  const seo = brief.seo_metadata ?? {};
-  const faqs = brief.faqs ?? [];
+  const outline = outlineOf(brief);
+  const seo = seoOf(brief);
+  const faqs = jsonList(brief.faqs);
   return html`<section aria-labelledby="brief">
     <h2 id="brief">Brief</h2>
     <h3>Outline</h3>
@@ -333,8 +310,8 @@ function briefSection(brief: Artifacts): Html {
         : html`<dl>
             ${faqs.map(
               (f) =>
-                html`<dt>${f.question}</dt>
-                  <dd>${f.answer ?? '–'}</dd>`,
+                html`<dt>${text(f.question)}</dt>
+                  <dd>${text(f.answer) ?? '–'}</dd>`,
             )}
           </dl>`
     }
@@ -343,13 +320,13 @@ function briefSection(brief: Artifacts): Html {
 
 function approveForms(job: JobDetail, brief: Artifacts, s: ConsoleSession): Html {
   const action = `${jobHref(job.job_id)}/approve`;
-  const seo = brief.seo_metadata ?? {};
+  const seo = seoOf(brief);
   return html`<section aria-labelledby="approve">
     <h2 id="approve">Approve</h2>
     <form method="post" action="${action}">
       <input type="hidden" name="csrf" value="${s.csrf}" />
       <label for="headings">Headings, one a line (the draft follows them in order)</label>
-      <textarea id="headings" name="headings" rows="10" cols="80">${headingLines(brief.outline ?? [])}</textarea>
+      <textarea id="headings" name="headings" rows="10" cols="80">${headingLines(outlineOf(brief))}</textarea>
       <label for="seo_title">SEO title</label>
       <input id="seo_title" name="seo_title" type="text" maxlength="120" value="${seo.title ?? ''}" />
       <label for="meta_description">Meta description</label>
@@ -378,7 +355,7 @@ ${job.custom_instructions ?? ''}</textarea>
   </section>`;
 }
 
-function reviewSection(review: Review | null | undefined, score: Score | null | undefined): Html {
+function reviewSection(review: Json | null | undefined, score: Json | null | undefined): Html {
   const figures: [string, unknown][] = review
     ? [
         ['Claims checked', review.claims_checked],
@@ -394,8 +371,8 @@ function reviewSection(review: Review | null | undefined, score: Score | null | 
       ]
     : [];
   const shown = figures.filter(([, v]) => v !== undefined && v !== null);
-  const flagged = review?.flagged_claims ?? [];
-  const recommendations = (score?.recommendations ?? []).slice(0, 10);
+  const flagged = texts(review?.flagged_claims);
+  const recommendations = jsonList(score?.recommendations).slice(0, 10);
   return html`<section aria-labelledby="review">
     <h2 id="review">Review</h2>
     ${
@@ -430,7 +407,9 @@ function reviewSection(review: Review | null | undefined, score: Score | null | 
       recommendations.length > 0
         ? html`<h3>Recommendations</h3>
             <ol>
-              ${recommendations.map((r) => html`<li>${r.recommendation} <span class="muted">+${r.points}</span></li>`)}
+              ${recommendations.map(
+                (r) => html`<li>${text(r.recommendation)} <span class="muted">+${num(r.points)}</span></li>`,
+              )}
             </ol>`
         : ''
     }
@@ -500,13 +479,8 @@ function jobTable(job: JobDetail, dir: ClientDirectory, autopilot: AutopilotStat
 
 /** A completed job: export links, the review figures and score, and the draft with its citations as footnotes. */
 async function completed(kit: ConsoleKit, s: ConsoleSession, job: JobDetail): Promise<Html> {
-  const parts = (await kit.run(s, 'get_content_artifacts', {
-    job_id: job.job_id,
-    include: ['review', 'score'],
-  })) as unknown as Artifacts;
-  const doc = (await kit.run(s, 'get_content_artifacts', { job_id: job.job_id, format: 'html' })) as {
-    content: string;
-  };
+  const parts = partsOf(await kit.run(s, getContentArtifacts, { job_id: job.job_id, include: ['review', 'score'] }));
+  const doc = documentOf(await kit.run(s, getContentArtifacts, { job_id: job.job_id, format: 'html' }));
   return html`<p>
       Export: <a href="${jobHref(job.job_id)}/export.md">Markdown</a> ·
       <a href="${jobHref(job.job_id)}/export.html">HTML</a>
@@ -527,11 +501,11 @@ function jobListRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     if (!s) return c.redirect('/console/sign-in', 303);
     const query = c.req.query();
     const input = listInput(query);
-    let list: { data: JobRow[]; pagination: { limit: number; offset: number; total: number; has_more: boolean } };
+    let list: OperationResult<typeof listContentJobs>;
     let dir: ClientDirectory;
     let scores: Map<string, number>;
     try {
-      list = (await kit.run(s, 'list_content_jobs', input)) as typeof list;
+      list = await kit.run(s, listContentJobs, input);
       dir = await kit.clients(s);
       scores = await scoresOf(kit, s, list.data);
     } catch (err) {
@@ -611,9 +585,7 @@ function createRoutes(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       const form = await kit.form(c, s);
       if (!form) return kit.refused(c, s);
       try {
-        const created = (await kit.run(s, operation, createInput(kind, form), form.idempotency_key || undefined)) as {
-          job_id: string;
-        };
+        const created = await kit.run(s, operation, createInput(kind, form), form.idempotency_key || undefined);
         return c.redirect(jobHref(created.job_id), 303);
       } catch (err) {
         return kit.failure(c, err, s);
@@ -629,18 +601,14 @@ function jobRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     if (!s) return c.redirect('/console/sign-in', 303);
     const id = c.req.param('id');
     try {
-      const job = (await kit.run(s, 'get_content_job', { job_id: id })) as unknown as JobDetail;
+      const job = await kit.run(s, getContentJob, { job_id: id });
       const dir = await kit.clients(s);
-      const autopilot =
-        job.kind === 'autopilot'
-          ? ((await kit.run(s, 'get_autopilot_status', { job_id: id })) as unknown as AutopilotStatus)
-          : null;
+      const autopilot = job.kind === 'autopilot' ? await kit.run(s, getAutopilotStatus, { job_id: id }) : null;
       let body: Html | string = '';
       if (job.status === 'brief_ready') {
-        const brief = (await kit.run(s, 'get_content_artifacts', {
-          job_id: id,
-          include: ['outline', 'seo_metadata', 'faqs'],
-        })) as unknown as Artifacts;
+        const brief = partsOf(
+          await kit.run(s, getContentArtifacts, { job_id: id, include: ['outline', 'seo_metadata', 'faqs'] }),
+        );
         body = html`${briefSection(brief)} ${job.kind === 'job' ? approveForms(job, brief, s) : ''}`;
       } else if (job.status === 'completed') {
         body = await completed(kit, s, job);
@@ -673,10 +641,7 @@ function exportRoutes(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       const s = await kit.session(c);
       if (!s) return c.redirect('/console/sign-in', 303);
       try {
-        const doc = (await kit.run(s, 'get_content_artifacts', { job_id: c.req.param('id'), format })) as {
-          job_id: string;
-          content: string;
-        };
+        const doc = documentOf(await kit.run(s, getContentArtifacts, { job_id: c.req.param('id'), format }));
         const name = `draft-${doc.job_id.replace(/[^\w-]/g, '')}.${ext}`;
         return c.body(doc.content, 200, {
           'content-type': type,
@@ -702,14 +667,13 @@ function approveRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       if (form.draft_body !== undefined) {
         input = { job_id: id, draft_body: lf(form.draft_body) };
       } else {
-        const job = (await kit.run(s, 'get_content_job', { job_id: id })) as unknown as JobDetail;
-        const brief = (await kit.run(s, 'get_content_artifacts', {
-          job_id: id,
-          include: ['outline', 'seo_metadata'],
-        })) as unknown as Artifacts;
+        const job = await kit.run(s, getContentJob, { job_id: id });
+        const brief = partsOf(
+          await kit.run(s, getContentArtifacts, { job_id: id, include: ['outline', 'seo_metadata'] }),
+        );
         input = { job_id: id, ...briefEdits(form, job, brief) };
       }
-      const approved = (await kit.run(s, 'approve_content_brief', input)) as { job_id: string };
+      const approved = await kit.run(s, approveContentBrief, input);
       return c.redirect(jobHref(approved.job_id), 303);
     } catch (err) {
       return kit.failure(c, err, s);

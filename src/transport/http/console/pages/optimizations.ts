@@ -10,8 +10,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { html } from 'hono/html';
+import { isTerminalOptimization, OPTIMIZATION_STATUS_VALUES } from '../../../../engine/optimize/states.ts';
+import type { OptimizationResultData, RecommendationData } from '../../../../engine/optimize/contract.ts';
+import { getOptimization } from '../../../../tools/optimize/get-optimization.ts';
+import { listOptimizations } from '../../../../tools/optimize/list-optimizations.ts';
+import { scoreContent } from '../../../../tools/optimize/score-content.ts';
+import { startOptimization } from '../../../../tools/optimize/start-optimization.ts';
 import type { HttpEnv } from '../../guards.ts';
-import type { ConsoleKit, ConsoleSession } from '../kit.ts';
+import type { ConsoleKit, ConsoleSession, OperationResult } from '../kit.ts';
 import { columns, type Html } from '../layout.ts';
 import {
   clientFilter,
@@ -22,95 +28,13 @@ import {
   type ClientOption,
 } from '../names.ts';
 
-interface Recommendation {
-  id: string;
-  category: string;
-  kind: string;
-  term: string | null;
-  points: number;
-  priority: string;
-  recommendation: string;
-}
+/** A term row as a report has it, or as score_content answers it (view=full gives every field; summary fewer). */
+type Term = OperationResult<typeof scoreContent>['entities'][number];
+type Competitor = OptimizationResultData['competitors'][number];
+type Excluded = NonNullable<OptimizationResultData['excluded_competitors']>[number];
+type Report = OperationResult<typeof getOptimization>;
+type Listing = OperationResult<typeof listOptimizations>;
 
-interface Term {
-  term: string;
-  kind: string;
-  sourceCount: number;
-  competitorRange: { p25: number; median: number; p75: number };
-  sourceUses: number;
-  status: string;
-}
-
-interface Competitor {
-  url: string;
-  title: string;
-  position: number | null;
-  wordCount: number;
-  score: number;
-}
-
-interface Excluded {
-  url: string;
-  position: number | null;
-  reason: string;
-  detail: string;
-}
-
-interface Summary {
-  rankabilityScore: number;
-  sourceWordCount: number;
-  competitorCount: number;
-  confidence: string;
-  warnings: string[];
-}
-
-interface OptimizationRow {
-  optimization_id: string;
-  status: string;
-  stage: string | null;
-  client_id: string | null;
-  url: string;
-  keyword: string;
-  language: string;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-  error: string | null;
-  billing_status: string;
-  summary?: Summary | null;
-}
-
-interface Report extends OptimizationRow {
-  result?: {
-    rankabilityScore: number;
-    categoryScores: Record<string, number>;
-    entities: Term[];
-    sourceWordCount: number;
-    competitorCount: number;
-    competitors: Competitor[];
-    recommendations?: Recommendation[];
-    excluded_competitors?: Excluded[];
-    confidence?: string;
-    warnings?: string[];
-  } | null;
-}
-
-interface Scored {
-  optimization_id: string;
-  rankabilityScore: number;
-  categoryScores: Record<string, number>;
-  recommendations: Recommendation[];
-  entities: Term[];
-  sourceWordCount: number;
-  competitorCount: number;
-}
-
-interface Listing {
-  data: OptimizationRow[];
-  pagination: { limit: number; offset: number; total: number; has_more: boolean };
-}
-
-const STATUSES = ['queued', 'running', 'complete', 'failed'] as const;
 const FORMATS = ['markdown', 'html', 'text'] as const;
 
 /** One decimal, as the score is reported. */
@@ -149,7 +73,7 @@ function categoryBars(categories: Record<string, number>): Html {
     </table>`;
 }
 
-function recommendationTable(recommendations: readonly Recommendation[]): Html {
+function recommendationTable(recommendations: readonly RecommendationData[]): Html {
   if (recommendations.length === 0)
     return html`<h2>Recommendations</h2>
       <p class="muted">Nothing to change.</p>`;
@@ -184,7 +108,7 @@ function termTable(terms: readonly Term[]): Html {
               <td>${str(e.term)}</td>
               <td>${str(e.status)}</td>
               <td>${e.sourceUses}</td>
-              <td>${e.competitorRange.p25}–${e.competitorRange.p75}</td>
+              <td>${e.competitorRange?.p25}–${e.competitorRange?.p75}</td>
               <td>${e.sourceCount}</td>
             </tr>`,
         )}
@@ -311,7 +235,7 @@ function reportBody(r: Report, s: ConsoleSession, dir: ClientDirectory): Html {
       <dt>billing</dt>
       <dd>${str(r.billing_status)}</dd>
     </dl>`;
-  if (r.status === 'queued' || r.status === 'running')
+  if (!isTerminalOptimization(r.status))
     return html`<meta http-equiv="refresh" content="5" />
       ${facts}
       <p role="status">This optimization is ${str(r.status)}; the page updates every 5 seconds.</p>`;
@@ -397,7 +321,7 @@ function listBody(list: Listing, filters: Record<string, string>, dir: ClientDir
       <label for="status">Status</label>
       <select id="status" name="status">
         <option value="">any</option>
-        ${STATUSES.map((st) => html`<option value="${st}" ${filters.status === st ? 'selected' : ''}>${st}</option>`)}
+        ${OPTIMIZATION_STATUS_VALUES.map((st) => html`<option value="${st}" ${filters.status === st ? 'selected' : ''}>${st}</option>`)}
       </select>
       <label for="keyword">Keyword contains</label>
       <input id="keyword" name="keyword" type="text" value="${filters.keyword ?? ''}" />
@@ -433,7 +357,7 @@ export function optimizationPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     let list: Listing;
     let clients: ClientDirectory;
     try {
-      list = (await kit.run(s, 'list_optimizations', { ...filters, ...paging })) as unknown as Listing;
+      list = await kit.run(s, listOptimizations, { ...filters, ...paging });
       clients = await kit.clients(s);
     } catch (err) {
       return kit.failure(c, err, s);
@@ -452,12 +376,7 @@ export function optimizationPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     const form = await kit.form(c, s);
     if (!form) return kit.refused(c, s);
     try {
-      const started = (await kit.run(
-        s,
-        'start_optimization',
-        startInput(form),
-        form.idempotency_key || undefined,
-      )) as unknown as { optimization_id: string };
+      const started = await kit.run(s, startOptimization, startInput(form), form.idempotency_key || undefined);
       return c.redirect(reportPath(started.optimization_id), 303);
     } catch (err) {
       return kit.failure(c, err, s);
@@ -470,10 +389,7 @@ export function optimizationPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     let report: Report;
     let dir: ClientDirectory;
     try {
-      report = (await kit.run(s, 'get_optimization', {
-        optimization_id: c.req.param('id'),
-        view: 'full',
-      })) as unknown as Report;
+      report = await kit.run(s, getOptimization, { optimization_id: c.req.param('id'), view: 'full' });
       dir = await kit.clients(s);
     } catch (err) {
       return kit.failure(c, err, s);
@@ -500,9 +416,9 @@ export function optimizationPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       title: form.title ?? '',
       meta_description: form.meta_description ?? '',
     };
-    let scored: Scored;
+    let scored: OperationResult<typeof scoreContent>;
     try {
-      scored = (await kit.run(s, 'score_content', {
+      scored = await kit.run(s, scoreContent, {
         optimization_id: id,
         content: draft.content,
         format: draft.format,
@@ -510,7 +426,7 @@ export function optimizationPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
         view: 'full',
         ...(draft.title.trim() ? { title: draft.title } : {}),
         ...(draft.meta_description.trim() ? { meta_description: draft.meta_description } : {}),
-      })) as unknown as Scored;
+      });
     } catch (err) {
       return kit.failure(c, err, s);
     }

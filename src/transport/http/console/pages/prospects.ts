@@ -13,15 +13,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
+import { OPPORTUNITY_TYPES, PROSPECT_STATUSES, type ProspectStatus } from '../../../../engine/prospects/contract.ts';
 import { MAX_PROSPECT_URL_LENGTH } from '../../../../engine/prospects/normalize-url.ts';
-import { OpportunityType, ProspectStatus } from '../../../../tools/prospects/schemas.ts';
+import { listClients } from '../../../../tools/clients/list-clients.ts';
+import { createProspectList } from '../../../../tools/prospects/create-prospect-list.ts';
+import { deleteProspect } from '../../../../tools/prospects/delete-prospect.ts';
+import { listProspectLists } from '../../../../tools/prospects/list-prospect-lists.ts';
+import { listProspects } from '../../../../tools/prospects/list-prospects.ts';
+import { saveProspect } from '../../../../tools/prospects/save-prospect.ts';
+import { updateProspect } from '../../../../tools/prospects/update-prospect.ts';
 import type { HttpEnv } from '../../guards.ts';
-import type { ConsoleKit, ConsoleSession } from '../kit.ts';
+import type { ConsoleKit, ConsoleSession, OperationResult } from '../kit.ts';
 import type { Html } from '../layout.ts';
 
-const STATUSES = ProspectStatus.options;
-type Status = (typeof STATUSES)[number];
-const OPPORTUNITY_TYPES = OpportunityType.options;
+const STATUSES = PROSPECT_STATUSES;
 
 /** Clients per index page: each costs one list_prospect_lists call against the key's rate limit. */
 const CLIENTS_PER_PAGE = 10;
@@ -30,37 +35,10 @@ const MAX_ITEMS = 300;
 /** Pages of lists searched for the name of the list shown. */
 const MAX_LIST_PAGES = 5;
 
-interface Pagination {
-  limit: number;
-  offset: number;
-  total: number;
-  has_more: boolean;
-}
-interface ClientRow {
-  client_id: string;
-  name: string;
-}
-interface ListRow {
-  list_id: string;
-  client_id: string;
-  name: string;
-  opportunity_type: string | null;
-  item_count: number;
-  status_breakdown: Record<Status, number>;
-  updated_at: string;
-}
-interface ItemRow {
-  item_id: string;
-  url: string;
-  domain: string;
-  target_name: string | null;
-  opportunity_type: string | null;
-  status: Status;
-  notes: string | null;
-  contact_path: string | null;
-  updated_at: string;
-}
-type Page<T> = { data: T[]; pagination: Pagination };
+type ClientRow = OperationResult<typeof listClients>['data'][number];
+type ListPage = OperationResult<typeof listProspectLists>;
+type ListRow = ListPage['data'][number];
+type ItemRow = OperationResult<typeof listProspects>['data'][number];
 
 const label = (status: string) => status.replace(/_/g, ' ');
 
@@ -91,13 +69,13 @@ function listsRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     const s = await kit.session(c);
     if (!s) return c.redirect('/console/sign-in', 303);
     const offset = offsetOf(c.req.query('offset'));
-    let clients: Page<ClientRow>;
-    const lists = new Map<string, Page<ListRow>>();
+    let clients: OperationResult<typeof listClients>;
+    const lists = new Map<string, ListPage>();
     try {
-      clients = (await kit.run(s, 'list_clients', { limit: CLIENTS_PER_PAGE, offset })) as Page<ClientRow>;
+      clients = await kit.run(s, listClients, { limit: CLIENTS_PER_PAGE, offset });
       for (const client of clients.data) {
-        const page = await kit.run(s, 'list_prospect_lists', { client_id: client.client_id, limit: 100 });
-        lists.set(client.client_id, page as Page<ListRow>);
+        const page = await kit.run(s, listProspectLists, { client_id: client.client_id, limit: 100 });
+        lists.set(client.client_id, page);
       }
     } catch (err) {
       return kit.failure(c, err, s);
@@ -189,22 +167,13 @@ function listRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     try {
       // The items first: a list of another client or organisation is a 404 here.
       for (let offset = 0; offset < MAX_ITEMS; offset += 100) {
-        const page = (await kit.run(s, 'list_prospects', {
-          client_id: clientId,
-          list_id: listId,
-          limit: 100,
-          offset,
-        })) as Page<ItemRow>;
+        const page = await kit.run(s, listProspects, { client_id: clientId, list_id: listId, limit: 100, offset });
         items.push(...page.data);
         total = page.pagination.total;
         if (!page.pagination.has_more) break;
       }
       for (let offset = 0, n = 0; !list && n < MAX_LIST_PAGES; offset += 100, n++) {
-        const page = (await kit.run(s, 'list_prospect_lists', {
-          client_id: clientId,
-          limit: 100,
-          offset,
-        })) as Page<ListRow>;
+        const page = await kit.run(s, listProspectLists, { client_id: clientId, limit: 100, offset });
         list = page.data.find((l) => l.list_id === listId);
         if (!page.pagination.has_more) break;
       }
@@ -212,7 +181,7 @@ function listRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       return kit.failure(c, err, s);
     }
 
-    const byStatus = new Map<Status, ItemRow[]>(STATUSES.map((st) => [st, []]));
+    const byStatus = new Map<ProspectStatus, ItemRow[]>(STATUSES.map((st) => [st, []]));
     for (const item of items) byStatus.get(item.status)?.push(item);
     const sections = STATUSES.map((st) => {
       const group = byStatus.get(st)!;
@@ -251,9 +220,9 @@ function writeRoutes(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     const input: Record<string, unknown> = { client_id: form.client_id ?? '', name: form.name ?? '' };
     const type = filled(form.opportunity_type);
     if (type) input.opportunity_type = type;
-    let list: ListRow;
+    let list: OperationResult<typeof createProspectList>;
     try {
-      list = (await kit.run(s, 'create_prospect_list', input, form.idempotency_key || undefined)) as unknown as ListRow;
+      list = await kit.run(s, createProspectList, input, form.idempotency_key || undefined);
     } catch (err) {
       return kit.failure(c, err, s);
     }
@@ -276,9 +245,9 @@ function writeRoutes(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     if (notes.trim() !== '') input.notes = notes;
     const contactPath = filled(form.contact_path);
     if (contactPath) input.contact_path = contactPath;
-    let item: ItemRow;
+    let item: OperationResult<typeof saveProspect>;
     try {
-      item = (await kit.run(s, 'save_prospect', input, form.idempotency_key || undefined)) as unknown as ItemRow;
+      item = await kit.run(s, saveProspect, input, form.idempotency_key || undefined);
     } catch (err) {
       return kit.failure(c, err, s);
     }
@@ -298,7 +267,7 @@ function writeRoutes(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       // The URL as the page wrote it: delete_prospect wants the exact saved URL (no trimming).
       await kit.run(
         s,
-        'delete_prospect',
+        deleteProspect,
         { client_id: clientId, list_id: listId, url: form.url ?? '' },
         form.idempotency_key || undefined,
       );
@@ -324,7 +293,7 @@ function writeRoutes(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       input.notes = notes.trim() === '' ? null : notes;
     }
     try {
-      await kit.run(s, 'update_prospect', input, form.idempotency_key || undefined);
+      await kit.run(s, updateProspect, input, form.idempotency_key || undefined);
     } catch (err) {
       return kit.failure(c, err, s);
     }

@@ -11,10 +11,17 @@ import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { html, raw } from 'hono/html';
 import { svgMarkup, trendChart as trendSvg } from '../../../../charts/trend.ts';
+import { isTerminalScan, TRACKER_PLATFORMS, type TrackerPlatform } from '../../../../engine/tracker/contract.ts';
 import { PROJECT_LIMITS } from '../../../../engine/tracker/projects.ts';
-import { Platform } from '../../../../tools/tracker/schemas.ts';
+import { createTrackerProject } from '../../../../tools/tracker/create-tracker-project.ts';
+import { getTrackerProject } from '../../../../tools/tracker/get-tracker-project.ts';
+import { getTrackerResults } from '../../../../tools/tracker/get-tracker-results.ts';
+import { getTrackerSummary } from '../../../../tools/tracker/get-tracker-summary.ts';
+import { getTrackerTrends } from '../../../../tools/tracker/get-tracker-trends.ts';
+import { listTrackerProjects } from '../../../../tools/tracker/list-tracker-projects.ts';
+import { startTrackerScan } from '../../../../tools/tracker/start-tracker-scan.ts';
 import type { HttpEnv } from '../../guards.ts';
-import type { ConsoleKit, ConsoleSession } from '../kit.ts';
+import type { ConsoleKit, ConsoleSession, OperationResult } from '../kit.ts';
 import { columns, type Html } from '../layout.ts';
 import {
   clientFilter,
@@ -25,101 +32,14 @@ import {
   type ClientOption,
 } from '../names.ts';
 
-const PLATFORMS = Platform.options;
-type PlatformName = (typeof PLATFORMS)[number];
+const PLATFORMS = TRACKER_PLATFORMS;
+type PlatformName = TrackerPlatform;
 
 const PROJECTS_PER_PAGE = 50;
 const TREND_DAYS = 90;
-/** The run statuses in which a scan is still working (the project page refreshes itself). */
-const WORKING = new Set(['queued', 'running']);
 
-interface Pagination {
-  limit: number;
-  offset: number;
-  total: number;
-  has_more: boolean;
-}
-interface ProjectRow {
-  project_id: string;
-  client_id: string;
-  name: string;
-  domain: string;
-  query_count: number;
-  platforms: PlatformName[];
-}
-interface Scorecard {
-  project_id: string;
-  spi: number | null;
-  last_measured_at: string | null;
-  run_status: string | null;
-}
-interface Coverage {
-  expected: PlatformName[];
-  missing: PlatformName[];
-  reasons: Partial<Record<PlatformName, string>>;
-}
-interface Denominators {
-  queries_tracked: number;
-  queries_measured: number;
-  queries_failed: number;
-  present: number;
-  mentioned: number;
-  cited: number;
-  ranked: number;
-  average_position: number | null;
-}
-interface QueryResult {
-  query: string;
-  status: string;
-  position: number | null;
-  brand_mentioned: boolean;
-  brand_cited: boolean;
-  cited_urls: string[];
-  error: string | null;
-}
-interface PlatformResults {
-  platform: PlatformName;
-  status: string;
-  run_status: string;
-  provider: string | null;
-  measured_at: string;
-  spi: number | null;
-  denominators: Denominators;
-  error: string | null;
-  results: QueryResult[];
-}
-interface Project extends ProjectRow {
-  brand_names: string[];
-  query_kind: string;
-  location: string | null;
-  language: string;
-  spi: { overall: { spi: number | null; denominators: { pairs_measured: number; pairs_present: number } } };
-  latest_run: {
-    run_id: string;
-    status: string;
-    created_at: string;
-    completed_at: string | null;
-    error: string | null;
-  } | null;
-}
-interface Results {
-  platforms: PlatformResults[];
-  coverage: Coverage;
-}
-interface TrendPoint {
-  date: string;
-  run_status: string | null;
-  spi: number | null;
-  platforms: Partial<Record<PlatformName, number>>;
-  runs: number;
-}
-interface Trends {
-  days: number;
-  from: string;
-  to: string;
-  platforms_expected: PlatformName[];
-  points: TrendPoint[];
-}
+type Trends = OperationResult<typeof getTrackerTrends>;
+type PlatformResults = OperationResult<typeof getTrackerResults>['platforms'][number];
 
 const noData = html`<span class="muted">no data</span>`;
 const value = (v: number | null | undefined) => (v === null || v === undefined ? noData : html`${v}`);
@@ -129,20 +49,21 @@ const offsetOf = (raw: string | undefined) => {
   return Number.isSafeInteger(n) && n > 0 ? n : 0;
 };
 
-export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
+/** GET /console/tracker: the projects with their latest SPI, filtered by client and paged, and the create form. */
+function projectListRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
   app.get('/console/tracker', async (c) => {
     const s = await kit.session(c);
     if (!s) return c.redirect('/console/sign-in', 303);
     const offset = offsetOf(c.req.query('offset'));
     const clientId = c.req.query('client_id')?.trim() || undefined;
-    let projects: { data: ProjectRow[]; pagination: Pagination };
-    let summary: { data: Scorecard[] };
+    let projects: OperationResult<typeof listTrackerProjects>;
+    let summary: OperationResult<typeof getTrackerSummary>;
     let dir: ClientDirectory;
     try {
       const page = { limit: PROJECTS_PER_PAGE, offset, ...(clientId ? { client_id: clientId } : {}) };
-      projects = (await kit.run(s, 'list_tracker_projects', page)) as typeof projects;
+      projects = await kit.run(s, listTrackerProjects, page);
       // The scorecards come in the same order and pages; joined by id all the same.
-      summary = (await kit.run(s, 'get_tracker_summary', page)) as typeof summary;
+      summary = await kit.run(s, getTrackerSummary, page);
       dir = await kit.clients(s);
     } catch (err) {
       return kit.failure(c, err, s);
@@ -195,23 +116,27 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       s,
     );
   });
+}
 
+/** POST /console/tracker: a new project (create_tracker_project), then its page. */
+function createProjectRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
   app.post('/console/tracker', async (c) => {
     const s = await kit.session(c);
     if (!s) return c.redirect('/console/sign-in', 303);
     const form = await kit.form(c, s);
     if (!form) return kit.refused(c, s);
-    let created: { project_id: string };
+    let created: OperationResult<typeof createTrackerProject>;
     try {
-      created = (await kit.run(s, 'create_tracker_project', projectInput(form), form.idempotency_key || undefined)) as {
-        project_id: string;
-      };
+      created = await kit.run(s, createTrackerProject, projectInput(form), form.idempotency_key || undefined);
     } catch (err) {
       return kit.failure(c, err, s);
     }
     return c.redirect(projectHref(created.project_id), 303);
   });
+}
 
+/** POST /console/tracker/:project_id/scans: "Scan now" (start_tracker_scan), then the project's page. */
+function scanRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
   app.post('/console/tracker/:project_id/scans', async (c) => {
     const s = await kit.session(c);
     if (!s) return c.redirect('/console/sign-in', 303);
@@ -219,27 +144,30 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
     if (!form) return kit.refused(c, s);
     const id = c.req.param('project_id');
     try {
-      await kit.run(s, 'start_tracker_scan', { project_id: id }, form.idempotency_key || undefined);
+      await kit.run(s, startTrackerScan, { project_id: id }, form.idempotency_key || undefined);
     } catch (err) {
       return kit.failure(c, err, s);
     }
     // The id was validated by the operation; encoded all the same.
     return c.redirect(projectHref(id), 303);
   });
+}
 
+/** GET /console/tracker/:project_id: the project's SPI, per-platform results and trend, and "Scan now". */
+function projectRoute(app: Hono<HttpEnv>, kit: ConsoleKit): void {
   app.get('/console/tracker/:project_id', async (c) => {
     const s = await kit.session(c);
     if (!s) return c.redirect('/console/sign-in', 303);
     const id = c.req.param('project_id');
-    let project: Project;
-    let results: Results;
+    let project: OperationResult<typeof getTrackerProject>;
+    let results: OperationResult<typeof getTrackerResults>;
     let trends: Trends;
     let dir: ClientDirectory;
     try {
-      project = (await kit.run(s, 'get_tracker_project', { project_id: id })) as unknown as Project;
+      project = await kit.run(s, getTrackerProject, { project_id: id });
       dir = await kit.clients(s);
-      results = (await kit.run(s, 'get_tracker_results', { project_id: id })) as unknown as Results;
-      trends = (await kit.run(s, 'get_tracker_trends', { project_id: id, days: TREND_DAYS })) as unknown as Trends;
+      results = await kit.run(s, getTrackerResults, { project_id: id });
+      trends = await kit.run(s, getTrackerTrends, { project_id: id, days: TREND_DAYS });
     } catch (err) {
       return kit.failure(c, err, s);
     }
@@ -249,10 +177,11 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       (p) => html`<li>${p}: ${results.coverage.reasons[p] ?? 'no data'}</li>`,
     );
     const series = seriesOf(trends);
+    // A scan still working (not terminal in the scan state table): the page refreshes itself.
     return kit.render(
       c,
       project.name,
-      html`${run && WORKING.has(run.status) ? html`<meta http-equiv="refresh" content="5" />` : ''}
+      html`${run && !isTerminalScan(run.status) ? html`<meta http-equiv="refresh" content="5" />` : ''}
         <p><a href="/console/tracker">All tracker projects</a></p>
         <h1>${project.name}</h1>
         <p>for ${clientName(dir, project.client_id)} ${copyField('Project id', project.project_id)}</p>
@@ -297,6 +226,13 @@ export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
       s,
     );
   });
+}
+
+export function trackerPages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
+  projectListRoute(app, kit);
+  createProjectRoute(app, kit);
+  scanRoute(app, kit);
+  projectRoute(app, kit);
 }
 
 const projectHref = (id: string) => `/console/tracker/${encodeURIComponent(id)}`;
@@ -438,7 +374,7 @@ function platformSection(p: PlatformResults): Html {
 /** The platforms to draw: the expected ones and any that has a point, in the schema's order. */
 function seriesOf(trends: Trends): PlatformName[] {
   const seen = new Set<PlatformName>(trends.platforms_expected);
-  for (const point of trends.points) for (const p of Object.keys(point.platforms)) seen.add(p as PlatformName);
+  for (const point of trends.points) for (const p of PLATFORMS) if (point.platforms[p] !== undefined) seen.add(p);
   return PLATFORMS.filter((p) => seen.has(p));
 }
 

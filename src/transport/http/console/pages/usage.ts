@@ -1,25 +1,18 @@
 /** The usage page: both pooled windows with charged and reserved units, their limits and when room frees up. */
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
+import { getUsage } from '../../../../tools/usage/get-usage.ts';
 import type { HttpEnv } from '../../guards.ts';
 import { columns } from '../layout.ts';
-import type { ConsoleKit } from '../kit.ts';
-
-interface UsageWindow {
-  limit: number;
-  used: number;
-  reserved: number;
-  remaining_percent: number;
-  recovers_at: string | null;
-}
+import type { ConsoleKit, OperationResult } from '../kit.ts';
 
 export function usagePages(app: Hono<HttpEnv>, kit: ConsoleKit): void {
   app.get('/console', async (c) => {
     const s = await kit.session(c);
     if (!s) return c.redirect('/console/sign-in', 303);
-    let usage: { plan: string; rate_limit_per_minute: number; windows: Record<string, UsageWindow> };
+    let usage: OperationResult<typeof getUsage>;
     try {
-      usage = (await kit.run(s, 'get_usage', {})) as typeof usage;
+      usage = await kit.run(s, getUsage, {});
     } catch (err) {
       return kit.failure(c, err, s);
     }
