@@ -5,13 +5,24 @@
 import { z } from 'zod';
 import type { CompetitorModel } from '../engine/analysis/score/model.ts';
 import type { Brief, ContentRequest } from '../engine/content/types.ts';
+import type { StoredClientMetadata } from '../engine/oauth/clients.ts';
 import type { ConfidenceLevel, OptimizationResultData, RecommendationData } from '../engine/optimize/contract.ts';
 import type { ScoreFigures } from '../engine/optimize/score-view.ts';
+import { isScope, type Scope } from '../engine/scopes.ts';
 import { TRACKER_PLATFORMS, type TrackerPlatform } from '../engine/tracker/contract.ts';
-import { jsonColumn, typedColumn } from './json-column.ts';
+import { jsonColumn, typedColumn, type JsonColumn } from './json-column.ts';
+import type { DB } from './schema.ts';
 
 const strings = jsonColumn(z.array(z.string()), { checked: true });
 const platforms = jsonColumn(z.array(z.enum(TRACKER_PLATFORMS)), { checked: true });
+/**
+ * An OAuth grant's scopes: written from our scope list only; read back as our scopes, a name this server no longer
+ * knows dropped (expandScopes ignored such names before, so what a token grants does not change).
+ */
+const oauthScopes = jsonColumn(
+  z.array(z.string()).transform((names) => names.filter((s): s is Scope => isScope(s))),
+  { checked: true },
+);
 
 /** Per (scan, platform): the status and SPI a finalized scan recorded (tracker_scans.platform_scores). */
 export type PlatformScores = Partial<Record<TrackerPlatform, { status: string; spi: number | null }>>;
@@ -23,9 +34,21 @@ export interface SummaryExtras {
   warnings: string[];
 }
 
+/** Tables and text columns of the schema: every column named below must be one (checked when this file compiles). */
+type TextColumns = {
+  [T in keyof DB]?: { [C in keyof DB[T]]?: DB[T][C] extends string | null ? JsonColumn<unknown> : never };
+};
+
 export const JSON_COLUMNS = {
   clients: { excluded_topics: strings },
   api_keys: { scopes: strings },
+  oauth_clients: { metadata: typedColumn<StoredClientMetadata>() },
+  oauth_grants: { scopes: oauthScopes },
+  oauth_codes: { scopes: oauthScopes },
+  /** Narrower scopes than the grant's; a null column is the grant's. */
+  oauth_tokens: { scopes: oauthScopes },
+  /** A run's input and the outputs of its finished steps, by step name (src/engine/runner). */
+  runs: { checkpoint: typedColumn<Record<string, unknown>>() },
   content_jobs: { request: typedColumn<ContentRequest>() },
   content_artifacts: {
     outline: typedColumn<Brief['outline']>(),
@@ -55,4 +78,4 @@ export const JSON_COLUMNS = {
   tracker_platform_summaries: {
     top_cited: jsonColumn(z.array(z.tuple([z.string(), z.number()])), { checked: true }),
   },
-} as const;
+} as const satisfies TextColumns;

@@ -8,6 +8,7 @@ import {
   type ClientChanges,
 } from '../../engine/admin.ts';
 import { TONES } from '../../engine/content/types.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 import { listApiKeys, revokeApiKey } from '../../store/repos/api-keys.ts';
 import { getClient, type ClientRow } from '../../store/repos/clients.ts';
 import {
@@ -123,7 +124,13 @@ function clientJson(c: ClientRow) {
 
 /** `orgs`, `clients` and `keys`: administration straight on the database file (API.md section 6). */
 export function registerAdminCommands(program: Command, config: Config, io: CliIo): void {
-  const orgs = program.command('orgs').description('manage organisations');
+  registerOrgCommands(program.command('orgs').description('manage organisations'), config, io);
+  registerClientCommands(program.command('clients').description('manage clients'), config, io);
+  registerKeyCommands(program.command('keys').description('manage API keys'), config, io);
+}
+
+/** `orgs create`, `orgs update` and `orgs list`. */
+function registerOrgCommands(orgs: Command, config: Config, io: CliIo): void {
   orgs
     .command('create')
     .description('create an organisation')
@@ -161,8 +168,10 @@ export function registerAdminCommands(program: Command, config: Config, io: CliI
       const cells = rows.map((r) => [r.org_id, r.plan, r.subscription, r.created_at, r.name]);
       for (const line of table(['ORG_ID', 'PLAN', 'SUBSCRIPTION', 'CREATED', 'NAME'], cells)) io.out(line);
     });
+}
 
-  const clients = program.command('clients').description('manage clients');
+/** `clients create`, `clients list` and `clients update`. */
+function registerClientCommands(clients: Command, config: Config, io: CliIo): void {
   withClientSettings(
     clients
       .command('create')
@@ -238,13 +247,15 @@ export function registerAdminCommands(program: Command, config: Config, io: CliI
         ...clientJson(client),
         brand_voice: client.brand_voice,
         knowledge_base: client.knowledge_base,
-        excluded_topics: JSON.parse(client.excluded_topics) as string[],
+        excluded_topics: JSON_COLUMNS.clients.excluded_topics.read(client.excluded_topics),
         updated_at: iso(client.updated_at),
       });
     io.out(`client ${client.id} updated (${given.map((k) => CLIENT_OPTION_OF[k]).join(', ')})`);
   });
+}
 
-  const keys = program.command('keys').description('manage API keys');
+/** `keys create`, `keys revoke` and `keys list` (never the keys themselves). */
+function registerKeyCommands(keys: Command, config: Config, io: CliIo): void {
   keys
     .command('create')
     .description('create an API key (printed once)')
@@ -289,7 +300,7 @@ export function registerAdminCommands(program: Command, config: Config, io: CliI
         key_id: r.id,
         name: r.name,
         prefix: r.display_prefix,
-        scopes: JSON.parse(r.scopes) as string[],
+        scopes: JSON_COLUMNS.api_keys.scopes.read(r.scopes),
         created_at: iso(r.created_at),
         expires_at: r.expires_at === null ? null : iso(r.expires_at),
         revoked_at: r.revoked_at === null ? null : iso(r.revoked_at),

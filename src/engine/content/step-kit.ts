@@ -2,6 +2,7 @@ import type { Engine } from '../engine.ts';
 import { scorePage } from '../analysis/score/index.ts';
 import { contentJobById, saveArtifacts } from '../../store/repos/content.ts';
 import type { ReadDb } from '../../store/db.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 import { PermanentError, RetryableError, type StepContext, type StepDef, type WriteContext } from '../runner/types.ts';
 import type { ContentStage } from './states.ts';
 import { draftAsPage } from './draft-page.ts';
@@ -67,7 +68,7 @@ export function createStepKit(engine: Engine) {
   async function jobContext(db: ReadDb, jobId: string): Promise<JobContext> {
     const row = await contentJobById(db, jobId);
     const client = await getOwnedClient(db, row.org_id, row.client_id);
-    return { request: JSON.parse(row.request) as ContentRequest, client: clientContext(client!) };
+    return { request: JSON_COLUMNS.content_jobs.request.read(row.request), client: clientContext(client!) };
   }
   const writingInput = async (ctx: Ctx) => ({
     ...(await jobContext(ctx.db, ctx.resourceId)),

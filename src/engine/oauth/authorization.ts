@@ -7,6 +7,7 @@
  */
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../store/db.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 import { insertOAuthCode } from '../../store/repos/oauth.ts';
 import { hashApiKey } from '../api-keys.ts';
 import type { Principal } from '../auth.ts';
@@ -162,7 +163,7 @@ export async function issueCode(
     code_challenge: request.codeChallenge,
     key_hash: hashApiKey(approval.apiKey),
     org_id: approval.principal.orgId,
-    scopes: JSON.stringify(approval.scopes),
+    scopes: JSON_COLUMNS.oauth_codes.scopes.write([...approval.scopes]),
     resource: request.resource,
     created_at: now,
     expires_at: now + CODE_TTL_MS,

@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../store/db.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 import {
   findOAuthClient,
   insertOAuthClient,
@@ -35,8 +36,8 @@ export interface OAuthClient {
   secretHash: string | null;
 }
 
-/** What the server keeps of a client's metadata. */
-interface StoredMetadata {
+/** What the server keeps of a client's metadata (oauth_clients.metadata). */
+export interface StoredClientMetadata {
   client_name?: string;
   redirect_uris: string[];
   token_endpoint_auth_method: AuthMethod;
@@ -103,7 +104,7 @@ function checkRedirectUris(uris: readonly string[]): void {
 }
 
 function toClient(row: OAuthClientRow): OAuthClient {
-  const m = JSON.parse(row.metadata) as StoredMetadata;
+  const m = JSON_COLUMNS.oauth_clients.metadata.read(row.metadata);
   return {
     clientId: row.client_id,
     kind: row.kind,
@@ -150,12 +151,12 @@ export async function registerClient(db: Db, clock: Clock, body: unknown): Promi
   const now = clock.now();
   const clientId = `mcp_${randomBytes(16).toString('base64url')}`;
   const secret = m.token_endpoint_auth_method === 'none' ? null : newSecret(SECRET_PREFIX);
-  const stored: StoredMetadata = { ...m };
+  const stored: StoredClientMetadata = { ...m };
   await insertOAuthClient(db, {
     client_id: clientId,
     kind: 'registered',
     secret_hash: secret ? hashSecret(secret) : null,
-    metadata: JSON.stringify(stored),
+    metadata: JSON_COLUMNS.oauth_clients.metadata.write(stored),
     created_at: now,
     expires_at: null,
   });
@@ -211,7 +212,7 @@ function documentTtl(headers: Record<string, string>): number {
 async function fetchMetadataDocument(
   clientId: string,
   fetchDocument: (url: string) => Promise<FetchedPage>,
-): Promise<{ metadata: StoredMetadata; ttlMs: number }> {
+): Promise<{ metadata: StoredClientMetadata; ttlMs: number }> {
   let page: FetchedPage;
   try {
     page = await fetchDocument(clientId);
@@ -274,7 +275,7 @@ export function createClientDirectory(deps: {
       client_id: clientId,
       kind: 'metadata_document',
       secret_hash: null,
-      metadata: JSON.stringify(metadata),
+      metadata: JSON_COLUMNS.oauth_clients.metadata.write(metadata),
       created_at: now,
       expires_at: now + ttlMs,
     };

@@ -1,4 +1,5 @@
 import { immediate } from '../../store/db.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 import { claimRun, updateLeasedRun, type RunRow } from '../../store/repos/runs.ts';
 import { enterStage, handedBack, leaseOf, WRITE_BACK, type Claimed, type RunDeps } from './write-back.ts';
 
@@ -25,7 +26,7 @@ export async function claimNext(deps: RunDeps): Promise<Claimed | undefined> {
       async (trx) => {
         const run = await claimRun(trx, deps.kinds(), owner, clock.now(), leaseMs);
         if (!run) return undefined;
-        const checkpoint = JSON.parse(run.checkpoint) as Record<string, unknown>;
+        const checkpoint = JSON_COLUMNS.runs.checkpoint.read(run.checkpoint);
         const pipeline = deps.pipelines.get(run.kind)!;
         const step = pipeline.steps[run.step];
         if (!step || run.attempts > (pipeline.maxAttempts ?? run.max_attempts))
@@ -44,7 +45,7 @@ export async function claimNext(deps: RunDeps): Promise<Claimed | undefined> {
       'entering a stage failed; claiming alone',
     );
     const run = await claimRun(db, deps.kinds(), owner, clock.now(), leaseMs);
-    return run && { run, checkpoint: JSON.parse(run.checkpoint) as Record<string, unknown>, entered: false };
+    return run && { run, checkpoint: JSON_COLUMNS.runs.checkpoint.read(run.checkpoint), entered: false };
   }
 }
 

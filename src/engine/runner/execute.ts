@@ -1,4 +1,5 @@
 import { immediate } from '../../store/db.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 import { parkRun, renewLease, updateLeasedRun, type Lease, type RunRow } from '../../store/repos/runs.ts';
 import { ProviderError } from '../../providers/types.ts';
 import { keptCheckpoint, PermanentError, RetryableError, type Pipeline } from './types.ts';
@@ -110,7 +111,7 @@ async function commitStep(deps: RunDeps, a: Attempt, output: unknown): Promise<v
           step: run.step + 1,
           attempts: 0,
           run_after: deps.clock.now(),
-          checkpoint: JSON.stringify(last ? keptCheckpoint(pipeline, next) : next),
+          checkpoint: JSON_COLUMNS.runs.checkpoint.write(last ? keptCheckpoint(pipeline, next) : next),
           last_error: null,
           lease_owner: null,
           lease_expires_at: null,
@@ -120,7 +121,7 @@ async function commitStep(deps: RunDeps, a: Attempt, output: unknown): Promise<v
       if (!moved) throw new LeaseLost();
       const ctx = writeContext(deps, trx, run, next);
       const paused = (await step.persist?.(ctx, output)) === 'pause';
-      if (paused) await parkRun(trx, run.id, JSON.stringify(next), deps.clock.now());
+      if (paused) await parkRun(trx, run.id, JSON_COLUMNS.runs.checkpoint.write(next), deps.clock.now());
       finished = last && !paused;
       if (finished) await pipeline.onComplete(ctx);
     },
@@ -162,7 +163,7 @@ async function attempt(deps: RunDeps, { run, checkpoint, entered }: Claimed, abo
   if (!step) {
     await fenced(deps, run, lease, (trx) => pipeline.onComplete(writeContext(deps, trx, run, checkpoint)), {
       state: 'done',
-      checkpoint: JSON.stringify(keptCheckpoint(pipeline, checkpoint)),
+      checkpoint: JSON_COLUMNS.runs.checkpoint.write(keptCheckpoint(pipeline, checkpoint)),
       lease_owner: null,
       lease_expires_at: null,
     });

@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../logger.ts';
 import { immediate, type Db, type TxDb } from '../../store/db.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 import { updateLeasedRun, type Lease, type RunRow } from '../../store/repos/runs.ts';
 import type { Metrics } from '../metrics.ts';
 import { keptCheckpoint, type CheckpointReader, type Pipeline, type WriteContext } from './types.ts';
@@ -120,7 +121,7 @@ export async function failRun(
 ): Promise<void> {
   await fenced(deps, run, lease, (trx) => pipeline.onFail(writeContext(deps, trx, run, checkpoint), message, code), {
     state: 'failed',
-    checkpoint: JSON.stringify(keptCheckpoint(pipeline, checkpoint)),
+    checkpoint: JSON_COLUMNS.runs.checkpoint.write(keptCheckpoint(pipeline, checkpoint)),
     last_error: message,
     lease_owner: null,
     lease_expires_at: null,

@@ -1,4 +1,5 @@
 import type { Db, TxDb } from '../db.ts';
+import { JSON_COLUMNS } from '../json-columns.ts';
 import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthTokensTable } from '../schema.ts';
 
 export type OAuthClientRow = OAuthClientsTable;
@@ -58,9 +59,12 @@ export async function insertOAuthToken(trx: TxDb, row: OAuthTokensTable): Promis
   await trx.insertInto('oauth_tokens').values(row).execute();
 }
 
-/** A token with its grant, by the token's hash (expired, used and revoked ones too: the caller decides). */
+/**
+ * A token with its grant, by the token's hash (expired, used and revoked ones too: the caller decides). `scopes` are
+ * the token's own when a refresh narrowed them (`narrowed`), else the grant's.
+ */
 export async function findOAuthToken(db: Db, tokenHash: string) {
-  return db
+  const row = await db
     .selectFrom('oauth_tokens as t')
     .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
     .select([
@@ -79,6 +83,16 @@ export async function findOAuthToken(db: Db, tokenHash: string) {
     ])
     .where('t.token_hash', '=', tokenHash)
     .executeTakeFirst();
+  if (!row) return undefined;
+  const { token_scopes, scopes, ...rest } = row;
+  return {
+    ...rest,
+    scopes:
+      token_scopes === null
+        ? JSON_COLUMNS.oauth_grants.scopes.read(scopes)
+        : JSON_COLUMNS.oauth_tokens.scopes.read(token_scopes),
+    narrowed: token_scopes !== null,
+  };
 }
 
 export type OAuthTokenWithGrant = NonNullable<Awaited<ReturnType<typeof findOAuthToken>>>;

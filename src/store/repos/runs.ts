@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { dialectOf, type Db, type ReadDb } from '../db.ts';
+import { JSON_COLUMNS } from '../json-columns.ts';
 import type { RunsTable } from '../schema.ts';
 
 export type RunRow = RunsTable;
@@ -38,7 +39,7 @@ export async function insertRun(
     lease_owner: null,
     lease_expires_at: null,
     lease_token: 0,
-    checkpoint: input.input === undefined ? '{}' : JSON.stringify({ input: input.input }),
+    checkpoint: JSON_COLUMNS.runs.checkpoint.write(input.input === undefined ? {} : { input: input.input }),
     last_error: null,
     created_at: now,
     updated_at: now,
