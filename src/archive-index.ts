@@ -4,6 +4,7 @@
  * it while an index is built. The worker entry, archive-index-worker.ts, uses the same extractor, so an index built
  * with workers is the one built without.
  */
+import { z } from 'zod';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
@@ -30,15 +31,17 @@ export const archiveExtractText: ExtractText = (html, url) => {
  */
 const MAX_THREADS = 4;
 
+/** The part of tsx's package.json that names the ES module of its `register()` API. */
+const TSX_MANIFEST = z.object({
+  exports: z.object({ './esm/api': z.object({ import: z.object({ default: z.string() }) }) }),
+});
+
 /** The ES module of tsx's `register()` API, or null without tsx. */
 function tsxRegisterModule(): string | null {
   try {
     const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-    const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as {
-      exports?: Record<string, { import?: { default?: string } } | string>;
-    };
-    const api = exports?.['./esm/api'];
-    const target = typeof api === 'object' ? api.import?.default : undefined;
+    const parsed = TSX_MANIFEST.safeParse(JSON.parse(readFileSync(manifest, 'utf8')));
+    const target = parsed.success ? parsed.data.exports['./esm/api'].import.default : null;
     return target ? pathToFileURL(join(dirname(manifest), target)).href : null;
   } catch {
     return null;

@@ -149,7 +149,8 @@ export function buildOAuth(config: Config, deps: { db: Db; clock: Clock }): OAut
         fetchJson: async (url) => {
           const page = await fetcher.fetch(url);
           if (page.status !== 200) throw new Error(`${url} answered HTTP ${page.status}`);
-          return JSON.parse(page.body) as unknown;
+          const doc: unknown = JSON.parse(page.body);
+          return doc;
         },
       },
     );

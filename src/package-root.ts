@@ -19,7 +19,8 @@ export function packageRoot(from: string | URL = import.meta.url): string {
 function isOurPackage(file: string): boolean {
   if (!existsSync(file)) return false;
   try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown }).name === pkg.name;
+    const manifest: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return typeof manifest === 'object' && manifest !== null && 'name' in manifest && manifest.name === pkg.name;
   } catch {
     return false; // a damaged package.json belongs to nobody; keep walking up
   }

@@ -93,9 +93,10 @@ async function describedTopics(file: string): Promise<ArchiveTopic[] | null> {
   const manifestPath = join(dir, 'pages', 'manifest.json');
   if (basename(file) !== 'sample.warc.gz' || !existsSync(manifestPath)) return null;
   try {
-    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { topics?: unknown };
-    if (Array.isArray(manifest.topics)) {
-      return manifest.topics.flatMap((t: unknown): ArchiveTopic[] => {
+    const manifest: unknown = JSON.parse(await readFile(manifestPath, 'utf8'));
+    const listed = typeof manifest === 'object' && manifest !== null && 'topics' in manifest ? manifest.topics : null;
+    if (Array.isArray(listed)) {
+      return listed.flatMap((t: unknown): ArchiveTopic[] => {
         if (typeof t === 'string') return [{ name: t, queries: [] }];
         if (t && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string') {
           const q = (t as { queries?: unknown }).queries;

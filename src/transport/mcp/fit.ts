@@ -51,7 +51,7 @@ function biggest(root: Json, kind: 'list' | 'text') {
  */
 export function fitToBudget<T>(body: T, budget = RESULT_BUDGET_CHARS): { body: T; cuts: Cut[] } {
   if (size(body) <= budget) return { body, cuts: [] };
-  const copy = JSON.parse(JSON.stringify(body)) as T;
+  const copy = structuredClone(body);
   const cuts = new Map<string, Cut>();
   for (let guard = 0; size(copy) > budget && guard < 200; guard++) {
     const list = biggest(copy, 'list');
@@ -95,7 +95,7 @@ export function parseCallUri(uri: string): { tool: string; args: Record<string, 
   const q = rest.indexOf('?');
   try {
     const tool = decodeURIComponent(q < 0 ? rest : rest.slice(0, q));
-    const args = JSON.parse(new URLSearchParams(q < 0 ? '' : rest.slice(q + 1)).get('arguments') ?? '{}') as unknown;
+    const args: unknown = JSON.parse(new URLSearchParams(q < 0 ? '' : rest.slice(q + 1)).get('arguments') ?? '{}');
     if (!/^[a-z_]+$/.test(tool) || typeof args !== 'object' || args === null || Array.isArray(args)) return null;
     return { tool, args: args as Record<string, unknown> };
   } catch {

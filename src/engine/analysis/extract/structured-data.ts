@@ -5,8 +5,8 @@
  */
 import type { ArticleData, FaqEntry, ProductData, StructuredData } from './types.ts';
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
+/** A parsed JSON object; its values are read through narrowing checks, since pages put anything in JSON-LD. */
+type JsonObject = { [key: string]: unknown };
 
 const MAX_NODES = 20_000;
 const MAX_DEPTH = 40;
@@ -23,7 +23,7 @@ export function parseStructuredData(scripts: readonly string[]): StructuredData 
 }
 
 /** Parses one script body, repairing common breakage; returns the top-level values it could read. */
-export function parseLenient(source: string): Json[] {
+export function parseLenient(source: string): unknown[] {
   const trimmed = source
     .replace(/^\s*<!--/, '')
     .replace(/-->\s*$/, '')
@@ -41,9 +41,10 @@ export function parseLenient(source: string): Json[] {
   return Array.isArray(joined) ? joined : [];
 }
 
-function tryParse(text: string): Json | undefined {
+function tryParse(text: string): unknown {
   try {
-    return JSON.parse(text) as Json;
+    const value: unknown = JSON.parse(text);
+    return value;
   } catch {
     return undefined;
   }
@@ -75,7 +76,7 @@ function repair(text: string): string {
   return out.replace(/,(\s*[}\]])/g, '$1');
 }
 
-function isObject(value: Json | undefined): value is JsonObject {
+function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -85,7 +86,7 @@ function typesOf(obj: JsonObject): string[] {
   return list.filter((x): x is string => typeof x === 'string').map((x) => x.replace(/^https?:\/\/schema\.org\//, ''));
 }
 
-function visit(value: Json, out: StructuredData, seen: Set<string>, budget: { nodes: number }, depth: number): void {
+function visit(value: unknown, out: StructuredData, seen: Set<string>, budget: { nodes: number }, depth: number): void {
   if (depth > MAX_DEPTH || budget.nodes++ > MAX_NODES) return;
   if (Array.isArray(value)) {
     for (const v of value) visit(v, out, seen, budget, depth + 1);
@@ -116,7 +117,7 @@ function isArticleType(t: string): boolean {
 }
 
 /** Plain text of a JSON-LD value: strings as is (tags stripped), names of objects, first of arrays. */
-function text(value: Json | undefined): string {
+function text(value: unknown): string {
   if (typeof value === 'string') return stripTags(value);
   if (typeof value === 'number') return String(value);
   if (Array.isArray(value)) return text(value[0]);
@@ -145,7 +146,7 @@ function faqEntry(q: JsonObject): FaqEntry | null {
   return question ? { question, answer } : null;
 }
 
-function people(value: Json | undefined): string[] {
+function people(value: unknown): string[] {
   const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
   return list.map((v) => text(v)).filter((s) => s.length > 0);
 }

@@ -5,6 +5,7 @@
  * identity matches still has the bytes that were hashed; a file written within two seconds of being hashed is hashed
  * again, because coarse file-system clocks could give two writes the same times (git's "racy clean" rule).
  */
+import { z } from 'zod';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -13,15 +14,20 @@ import { dirname, resolve } from 'node:path';
 /** Hashes remembered from files modified closer than this to their hashing are not trusted. */
 const RACY_MS = 2_000;
 
-interface Remembered {
-  dev: string;
-  ino: string;
-  size: string;
-  mtimeNs: string;
-  ctimeNs: string;
-  hashedAtMs: number;
-  sha256: string;
-}
+/** A remembered hash: the identity of the file it was computed from, when, and the hash. */
+const REMEMBERED = z.object({
+  dev: z.string(),
+  ino: z.string(),
+  size: z.string(),
+  mtimeNs: z.string(),
+  ctimeNs: z.string(),
+  hashedAtMs: z.number(),
+  sha256: z.string(),
+});
+type Remembered = z.infer<typeof REMEMBERED>;
+
+/** The cache file; its entries are read one by one, so a damaged entry costs only its own file's hash. */
+const HASH_CACHE_FILE = z.object({ version: z.literal(1), files: z.record(z.string(), z.unknown()) });
 
 interface HashCache {
   version: 1;
@@ -48,8 +54,14 @@ async function identity(path: string): Promise<Omit<Remembered, 'hashedAtMs' | '
 
 async function readCache(file: string): Promise<HashCache> {
   try {
-    const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<HashCache>;
-    if (parsed.version === 1 && parsed.files && typeof parsed.files === 'object') return parsed as HashCache;
+    const parsed = HASH_CACHE_FILE.safeParse(JSON.parse(await readFile(file, 'utf8')));
+    if (parsed.success) {
+      const files = Object.entries(parsed.data.files).flatMap(([path, entry]) => {
+        const remembered = REMEMBERED.safeParse(entry);
+        return remembered.success ? [[path, remembered.data] as const] : [];
+      });
+      return { version: 1, files: Object.fromEntries(files) };
+    }
   } catch {
     // Missing or damaged: every file is hashed again.
   }

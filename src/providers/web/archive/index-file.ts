@@ -3,6 +3,7 @@
  * others wait for it), a temporary file renamed into place so no process ever opens a half-built index, and a
  * clean-up of the indexes an archive no longer needs.
  */
+import { z } from 'zod';
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { readFile, readdir, rename, rm, stat, utimes, writeFile, mkdir } from 'node:fs/promises';
@@ -16,10 +17,9 @@ const HEARTBEAT_MS = 15_000;
 /** How often a waiting process looks whether the build it waits for is done. */
 const WAIT_POLL_MS = 200;
 
-interface LockOwner {
-  pid: number;
-  host: string;
-}
+/** What a lock file holds: the builder's process and host. */
+const LOCK_OWNER = z.object({ pid: z.number(), host: z.string() });
+type LockOwner = z.infer<typeof LOCK_OWNER>;
 
 function alive(pid: number): boolean {
   try {
@@ -45,8 +45,8 @@ async function lockIsStale(lock: string): Promise<boolean> {
   try {
     const [text, info] = await Promise.all([readFile(lock, 'utf8'), stat(lock)]);
     if (Date.now() - info.mtimeMs > STALE_LOCK_MS) return true;
-    const owner = JSON.parse(text) as Partial<LockOwner>;
-    return owner.host === hostname() && typeof owner.pid === 'number' && !alive(owner.pid);
+    const owner = LOCK_OWNER.safeParse(JSON.parse(text));
+    return owner.success && owner.data.host === hostname() && !alive(owner.data.pid);
   } catch (err) {
     // A lock being written this instant reads as empty; only a vanished one is "stale" (there is nothing to wait for).
     return (err as NodeJS.ErrnoException).code === 'ENOENT';

@@ -8,6 +8,7 @@
  * response they repeat, and the capture with the latest WARC-Date wins per URL (on equal dates the one read last:
  * files in path order, records in file order), as the in-memory table did.
  */
+import { z } from 'zod';
 import { open } from 'node:fs/promises';
 import Database from '../../../sqlite-driver.ts';
 import { HTML_MIMES } from './body.ts';
@@ -199,6 +200,9 @@ export async function buildRecordIndex(
   }
 }
 
+/** The headers column: the record's HTTP headers as a JSON object of strings (written by the build above). */
+const HEADERS = z.record(z.string(), z.string());
+
 function toEntry(row: Row, fileOf: (id: number) => string): ArchivedEntry {
   const location: RecordLocation =
     row.body_kind === 'inline'
@@ -211,7 +215,7 @@ function toEntry(row: Row, fileOf: (id: number) => string): ArchivedEntry {
     recordId: row.record_id,
     status: row.status,
     statusText: row.status_text,
-    headers: JSON.parse(row.headers) as Record<string, string>,
+    headers: HEADERS.parse(JSON.parse(row.headers)),
     contentType: row.content_type,
     date: row.date,
     file: fileOf(row.file_id),
