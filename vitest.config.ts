@@ -42,6 +42,14 @@ const POSTGRES = [
  */
 const MULTIPROCESS = ['test/multiprocess/**/*.test.ts'];
 
+/*
+ * SHARED_GRAPH: the main, postgres and unit projects run their files without isolation, so the files of one worker
+ * share the modules they import. Importing the app's module graph took 3.5-9 s per file that boots it, most of the
+ * suite's time; shared, it is paid once per worker. It holds because nothing in src/ keeps state at module level that
+ * a test changes (no file mocks a module; every app builds its own registry, store and clock), and files that change
+ * process-wide settings (the environment, signal handlers) restore them.
+ */
+
 const multiprocessProject: TestProjectInlineConfiguration = {
   extends: true,
   test: {
@@ -60,6 +68,7 @@ const postgresProject: TestProjectInlineConfiguration = {
   test: {
     name: 'postgres',
     include: POSTGRES,
+    isolate: false,
     env: { AGENT_API_TEST_DIALECT: 'postgres' },
     globalSetup: ['test/helpers/postgres-global.ts'],
     fileParallelism: true,
@@ -75,7 +84,9 @@ export default defineConfig({
     // loopback I/O, so three workers overlap that waiting.
     maxWorkers: 3,
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Hooks that boot several real server processes one after another need this much on a machine running the suite
+    // twice at once.
+    hookTimeout: 120_000,
     // Transformed modules are kept on disk between runs (node_modules/.experimental-vitest-cache, keyed by each
     // file's content): a run after an edit transforms the edited files only.
     experimental: { fsModuleCache: true },
@@ -87,6 +98,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...UNIT, ...ALONE, ...BROWSER, ...MULTIPROCESS],
           fileParallelism: true,
+          // The files of a worker share one module graph (SHARED_GRAPH below): the app's ~400 modules are imported
+          // once per worker, not once per file.
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },

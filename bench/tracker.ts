@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { issueApiKey } from '../src/engine/admin.ts';
+import { issueApiKey } from '../src/engine/accounts/admin.ts';
 import { createOrganisation } from '../src/store/repos/organisations.ts';
 import { createClient } from '../src/store/repos/clients.ts';
 import { immediate, type Db } from '../src/store/db.ts';

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { issueApiKey } from '../src/engine/admin.ts';
-import { SCOPES } from '../src/engine/scopes.ts';
+import { issueApiKey } from '../src/engine/accounts/admin.ts';
+import { SCOPES } from '../src/engine/accounts/scopes.ts';
 import { createLogger } from '../src/logger.ts';
 import { createOrganisation } from '../src/store/repos/organisations.ts';
 

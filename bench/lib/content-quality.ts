@@ -6,7 +6,7 @@
  */
 import type { Token } from 'marked';
 import { Agent, request } from 'undici';
-import { asMarked, inlinePlain, lex } from '../../src/engine/markdown.ts';
+import { asMarked, inlinePlain, lex } from '../../src/engine/rendering/markdown.ts';
 import { boilerplateHits } from './boilerplate-detector.ts';
 import { followUntil, type RestClient, type Tenant } from './optimize-app.ts';
 

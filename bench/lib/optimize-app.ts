@@ -11,8 +11,8 @@ import { Agent, request } from 'undici';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { issueApiKey } from '../../src/engine/admin.ts';
-import { SCOPES } from '../../src/engine/scopes.ts';
+import { issueApiKey } from '../../src/engine/accounts/admin.ts';
+import { SCOPES } from '../../src/engine/accounts/scopes.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { createClient } from '../../src/store/repos/clients.ts';
 

@@ -4,7 +4,7 @@
  * alone, every connection goes to the first process; together, the connections are dealt round-robin over both.
  * The two sides alternate round by round (one warm-up round each first), through bench/lib/load.ts's `interleave`.
  *
- * On PostgreSQL every process counts requests against one shared limit per key (engine/rate-limit-shared.ts), and no
+ * On PostgreSQL every process counts requests against one shared limit per key (engine/platform/rate-limit-shared.ts), and no
  * plan lifts it (agency: 120 a minute, burst 120), so the load rotates over many keys of one organisation; 429s are
  * counted as errors and printed, never hidden.
  */

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { TONES } from '../engine/content/types.ts';
-import { isPlan, PLANS } from '../engine/plans.ts';
+import { isPlan, PLANS } from '../engine/accounts/plans.ts';
 import type { Plan, SubscriptionStatus } from '../store/schema.ts';
 import { SUBSCRIPTION_STATUSES } from '../engine/accounts/contract.ts';
 

@@ -1,16 +1,16 @@
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Db, DbStats } from '../store/db.ts';
-import { createIdempotencyService, type IdempotencyService } from './idempotency.ts';
-import { createRateLimiter, type RequestLimiter } from './rate-limit.ts';
-import { createUsageService, type UsageService } from './usage.ts';
+import { createIdempotencyService, type IdempotencyService } from './platform/idempotency.ts';
+import { createRateLimiter, type RequestLimiter } from './platform/rate-limit.ts';
+import { createUsageService, type UsageService } from './platform/usage.ts';
 import { createRunner, type Runner, type WakeChannel } from './runner/runner.ts';
-import { type ChangeHub, createChangeHub } from './changes.ts';
+import { type ChangeHub, createChangeHub } from './platform/changes.ts';
 import type { EngineProviders } from './providers.ts';
 import { type Analysis, createAnalysis } from './analysis/analysis.ts';
 import { PIPELINES } from './pipelines.ts';
-import { type Metrics, createMetrics } from './metrics.ts';
-import { createProviderLimits, type ProviderKind, type ProviderLimits } from './provider-limits.ts';
+import { type Metrics, createMetrics } from './platform/metrics.ts';
+import { createProviderLimits, type ProviderKind, type ProviderLimits } from './platform/provider-limits.ts';
 import type { ProviderSlots } from '../store/provider-slots.ts';
 
 export interface EngineSettings {

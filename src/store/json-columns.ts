@@ -8,7 +8,7 @@ import type { Brief, ContentRequest } from '../engine/content/types.ts';
 import type { StoredClientMetadata } from '../engine/oauth/clients.ts';
 import type { ConfidenceLevel, OptimizationResultData, RecommendationData } from '../engine/optimize/contract.ts';
 import type { ScoreFigures } from '../engine/optimize/score-view.ts';
-import { isScope, type Scope } from '../engine/scopes.ts';
+import { isScope, type Scope } from '../engine/accounts/scopes.ts';
 import { TRACKER_PLATFORMS, type TrackerPlatform } from '../engine/tracker/contract.ts';
 import { jsonColumn, typedColumn, type JsonColumn } from './json-column.ts';
 import type { DB } from './schema.ts';

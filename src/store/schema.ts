@@ -3,7 +3,7 @@
  * JSON columns are TEXT holding JSON.
  */
 import type { LedgerState, Plan, SubscriptionStatus } from '../engine/accounts/contract.ts';
-import type { UsageLevel } from '../engine/usage.ts';
+import type { UsageLevel } from '../engine/platform/usage.ts';
 import type {
   ContentMode,
   ContentRunKind,

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../errors.ts';
-import type { Principal } from '../engine/auth.ts';
-import type { Scope } from '../engine/scopes.ts';
-import type { StoredResult } from '../engine/idempotency.ts';
+import type { Principal } from '../engine/accounts/auth.ts';
+import type { Scope } from '../engine/accounts/scopes.ts';
+import type { StoredResult } from '../engine/platform/idempotency.ts';
 import type { EngineServices } from '../engine/engine.ts';
 import type { ReadDb, TxDb } from '../store/db.ts';
 

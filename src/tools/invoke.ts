@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import type { Principal } from '../engine/auth.ts';
+import type { Principal } from '../engine/accounts/auth.ts';
 import type { Engine, EngineServices } from '../engine/engine.ts';
-import { parseIdempotencyKey, requestHash } from '../engine/idempotency.ts';
-import type { RateDecision } from '../engine/rate-limit.ts';
+import { parseIdempotencyKey, requestHash } from '../engine/platform/idempotency.ts';
+import type { RateDecision } from '../engine/platform/rate-limit.ts';
 import { immediate } from '../store/db.ts';
 import {
   isHandlerEnvelope,

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { issueApiKey } from '../../src/engine/admin.ts';
-import { authenticate } from '../../src/engine/auth.ts';
-import { isWellFormedApiKey } from '../../src/engine/api-keys.ts';
+import { issueApiKey } from '../../src/engine/accounts/admin.ts';
+import { authenticate } from '../../src/engine/accounts/auth.ts';
+import { isWellFormedApiKey } from '../../src/engine/accounts/api-keys.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { systemClock } from '../../src/clock.ts';
-import { SCOPES } from '../../src/engine/scopes.ts';
+import { SCOPES } from '../../src/engine/accounts/scopes.ts';
 import type { OpenedDatabase } from '../../src/store/db.ts';
 import { cli, failed, newDb as newDbIn, oneJson, UUID_RE, withDb } from './helpers.ts';
 

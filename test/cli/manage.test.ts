@@ -6,7 +6,7 @@ import {
   listOrgClients,
   prepareClientChanges,
   updateOrgClient,
-} from '../../src/engine/admin.ts';
+} from '../../src/engine/accounts/admin.ts';
 import { ApiError } from '../../src/errors.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { cli, failed, human, MISSING_ID, newDb, oneJson, UUID_RE, withDb } from './helpers.ts';

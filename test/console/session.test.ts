@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { revokeApiKey } from '../../src/store/repos/api-keys.ts';
-import { SESSION_TTL_MS } from '../../src/engine/console-sessions.ts';
+import { SESSION_TTL_MS } from '../../src/engine/accounts/console-sessions.ts';
 
 /**
  * The web console's sign-in: an API key is exchanged for a session cookie (HttpOnly, SameSite=Strict, a random id

@@ -3,7 +3,7 @@ import type { Db } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { createClient } from '../../src/store/repos/clients.ts';
-import { issueApiKey } from '../../src/engine/admin.ts';
+import { issueApiKey } from '../../src/engine/accounts/admin.ts';
 import type { FakeOpenAi } from '../helpers/fake-providers/openai.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.ts';
 import { expireLeases, LONG_LEASE_MS } from '../helpers/leases.ts';

@@ -7,7 +7,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { OPERATIONS } from '../../src/tools/registry.ts';
 import type { AnyOperation } from '../../src/tools/define.ts';
 import { ERROR_CATALOGUE } from '../../src/errors.ts';
-import { SCOPES } from '../../src/engine/scopes.ts';
+import { SCOPES } from '../../src/engine/accounts/scopes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { connectHttpClient } from '../helpers/mcp.ts';
 

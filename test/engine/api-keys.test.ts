@@ -6,9 +6,9 @@ import {
   hashApiKey,
   isWellFormedApiKey,
   KEY_PREFIX,
-} from '../../src/engine/api-keys.ts';
-import { issueApiKey } from '../../src/engine/admin.ts';
-import { authenticate } from '../../src/engine/auth.ts';
+} from '../../src/engine/accounts/api-keys.ts';
+import { issueApiKey } from '../../src/engine/accounts/admin.ts';
+import { authenticate } from '../../src/engine/accounts/auth.ts';
 import { openDatabase, type OpenedDatabase } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { issueApiKey } from '../../src/engine/admin.ts';
+import { issueApiKey } from '../../src/engine/accounts/admin.ts';
 import type { OpenedDatabase } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createClient } from '../../src/store/repos/clients.ts';

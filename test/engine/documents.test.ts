@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { lex } from '../../src/engine/markdown.ts';
-import { briefMarkdown, optimizationReportMarkdown } from '../../src/engine/documents.ts';
+import { lex } from '../../src/engine/rendering/markdown.ts';
+import { briefMarkdown, optimizationReportMarkdown } from '../../src/engine/rendering/documents.ts';
 import { summarize } from '../../src/transport/mcp/summary.ts';
 
 /** The markdown documents behind MCP resources write every page, client and brief string as text, never markup. */

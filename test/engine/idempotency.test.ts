@@ -4,7 +4,7 @@ import {
   createIdempotencyService,
   parseIdempotencyKey,
   requestHash,
-} from '../../src/engine/idempotency.ts';
+} from '../../src/engine/platform/idempotency.ts';
 import { ApiError } from '../../src/errors.ts';
 import { immediate, type OpenedDatabase } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';

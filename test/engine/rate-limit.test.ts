@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimiter, type RateDecision } from '../../src/engine/rate-limit.ts';
+import { createRateLimiter, type RateDecision } from '../../src/engine/platform/rate-limit.ts';
 import { rateLimitHeaders } from '../../src/transport/http/headers.ts';
 import { createFakeClock } from '../helpers/clock.ts';
 

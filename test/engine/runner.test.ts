@@ -29,7 +29,7 @@ import { createFakeClock, type FakeClock } from '../helpers/clock.ts';
 import { captureLogger } from '../helpers/logs.ts';
 import { onPostgres, openTestStore } from '../helpers/store.ts';
 import { startTestApp } from '../helpers/app.ts';
-import { createMetrics } from '../../src/engine/metrics.ts';
+import { createMetrics } from '../../src/engine/platform/metrics.ts';
 import { startBillableProvider } from '../helpers/billable-provider.ts';
 import { widgetOperations, widgetPipeline } from '../helpers/widget.ts';
 

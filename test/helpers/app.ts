@@ -1,10 +1,10 @@
 import { createApp, type App, type AppOptions } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { issueApiKey } from '../../src/engine/admin.ts';
+import { issueApiKey } from '../../src/engine/accounts/admin.ts';
 import type { Plan, SubscriptionStatus } from '../../src/store/schema.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
 import { createClient, type NewClient } from '../../src/store/repos/clients.ts';
-import { SCOPES } from '../../src/engine/scopes.ts';
+import { SCOPES } from '../../src/engine/accounts/scopes.ts';
 import type { Logger } from '../../src/logger.ts';
 import { captureLogger } from './logs.ts';
 import { createFakeClock, type FakeClock } from './clock.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { issueApiKey } from '../../src/engine/admin.ts';
-import { SCOPES } from '../../src/engine/scopes.ts';
+import { issueApiKey } from '../../src/engine/accounts/admin.ts';
+import { SCOPES } from '../../src/engine/accounts/scopes.ts';
 import type { Db } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createClient } from '../../src/store/repos/clients.ts';

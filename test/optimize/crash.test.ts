@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createOrganisation } from '../../src/store/repos/organisations.ts';
-import { issueApiKey } from '../../src/engine/admin.ts';
+import { issueApiKey } from '../../src/engine/accounts/admin.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn.ts';
 import { startCanary } from '../helpers/canary.ts';
 import { expireLeases, LONG_LEASE_MS } from '../helpers/leases.ts';

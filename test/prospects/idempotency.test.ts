@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/engine/scopes.ts';
+import { SCOPES } from '../../src/engine/accounts/scopes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { connectHttpClient, structured } from '../helpers/mcp.ts';
 import { caller, footprint, itemsPath, listsPath, type Any, type Caller } from './fixture.ts';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../src/clock.ts';
-import { createProviderLimits } from '../../src/engine/provider-limits.ts';
+import { createProviderLimits } from '../../src/engine/platform/provider-limits.ts';
 import { createProviderSlots, type ProviderSlots } from '../../src/store/provider-slots.ts';
 import { createFakeClock } from '../helpers/clock.ts';
 import { captureLogger } from '../helpers/logs.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRateLimiter } from '../../src/engine/rate-limit.ts';
-import { createSharedRateLimiter } from '../../src/engine/rate-limit-shared.ts';
+import { createRateLimiter } from '../../src/engine/platform/rate-limit.ts';
+import { createSharedRateLimiter } from '../../src/engine/platform/rate-limit-shared.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { createFakeClock } from '../helpers/clock.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

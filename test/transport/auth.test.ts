@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../src/engine/api-keys.ts';
+import { generateApiKey } from '../../src/engine/accounts/api-keys.ts';
 import { revokeApiKey } from '../../src/store/repos/api-keys.ts';
 import { OPERATIONS } from '../../src/tools/registry.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/tools/registry.ts';
-import { SCOPES } from '../../src/engine/scopes.ts';
+import { SCOPES } from '../../src/engine/accounts/scopes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startBillableProvider, type BillableProvider } from '../helpers/billable-provider.ts';
 import { widgetOperations, widgetPipeline } from '../helpers/widget.ts';

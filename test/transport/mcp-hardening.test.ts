@@ -3,7 +3,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
-import { initialise, issueApiKey } from '../../src/engine/admin.ts';
+import { initialise, issueApiKey } from '../../src/engine/accounts/admin.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../src/engine/api-keys.ts';
-import { SCOPES } from '../../src/engine/scopes.ts';
+import { generateApiKey } from '../../src/engine/accounts/api-keys.ts';
+import { SCOPES } from '../../src/engine/accounts/scopes.ts';
 import { revokeApiKey } from '../../src/store/repos/api-keys.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { connectHttpClient, connectModernHttpClient, structured } from '../helpers/mcp.ts';

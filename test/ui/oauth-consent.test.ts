@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, HTTPResponse, Page } from 'puppeteer-core';
-import { generateApiKey } from '../../src/engine/api-keys.ts';
+import { generateApiKey } from '../../src/engine/accounts/api-keys.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { chromiumPath, launchChromium } from '../helpers/browser.ts';
 import { pkceAuthorizeUrl, pkcePair, randomState, registerPublicClient, tokenRequest } from '../helpers/oauth.ts';

@@ -6,7 +6,7 @@ import {
   listOrgClients,
   updateOrgClient,
   type ClientChanges,
-} from '../../engine/admin.ts';
+} from '../../engine/accounts/admin.ts';
 import { TONES } from '../../engine/content/types.ts';
 import { JSON_COLUMNS } from '../../store/json-columns.ts';
 import { listApiKeys, revokeApiKey } from '../../store/repos/api-keys.ts';

@@ -32,9 +32,9 @@ export async function runMcpStdio(config: Config, key: string, io: CliIo): Promi
   ] = await Promise.all([
     import('../../store/db.ts'),
     import('../../store/migrations/index.ts'),
-    import('../../engine/auth.ts'),
+    import('../../engine/accounts/auth.ts'),
     import('../../clock.ts'),
-    import('../../engine/rate-limit.ts'),
+    import('../../engine/platform/rate-limit.ts'),
     import('../../tools/registry.ts'),
     import('../../transport/mcp/server.ts'),
     import('../../transport/mcp/message-guard.ts'),

@@ -4,7 +4,7 @@
  * test/contract/state-tables.test.ts) and the tools' zod enums are made from these tuples.
  */
 
-/** The plans, smallest first (limits: src/engine/plans.ts). */
+/** The plans, smallest first (limits: src/engine/accounts/plans.ts). */
 export const PLANS = ['starter', 'pro', 'agency'] as const;
 export type Plan = (typeof PLANS)[number];
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lru } from '../lru.ts';
+import { lru } from '../platform/lru.ts';
 import { extract } from './extract/index.ts';
 import type { Extraction } from './extract/types.ts';
 import { createTermAnalyzer } from './terms/index.ts';

@@ -13,7 +13,7 @@
  */
 import { createRequire } from 'node:module';
 import type { default as WinkFn, Model } from 'wink-nlp';
-import { lru } from '../lru.ts';
+import { lru } from '../platform/lru.ts';
 
 // A period after these is not a sentence end when the next word follows (Mr. Smith, Fig. 3, approx. 20).
 const NON_TERMINAL =

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { Timestamp } from '../../clock.ts';
-import { UsageImpact } from '../usage.ts';
+import { UsageImpact } from '../platform/usage.ts';
 import { CONTENT_MODES, CONTENT_RUN_KINDS, CREATION_SOURCES } from './states.ts';
 
 export const ContentJobCreated = z.object({

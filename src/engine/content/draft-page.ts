@@ -1,7 +1,7 @@
 import type { Analysis } from '../analysis/analysis.ts';
 import type { AnalyzedPage } from '../analysis/score/types.ts';
 import type { Brief, ClientContext, ContentRequest, Draft } from './types.ts';
-import { escapeHtml as esc } from '../html.ts';
+import { escapeHtml as esc } from '../rendering/html.ts';
 
 const CITATION = /\s*\[\d+(?:\s*,\s*\d+)*\]/g;
 const SOURCES_HEADING = /^##\s+(sources|references)\s*$/i;

@@ -14,7 +14,7 @@
  */
 import { splitSentences } from '../analysis/sentences.ts';
 import { stopWordsFor } from '../analysis/terms/stopwords.ts';
-import { asMarked, inlinePlain, lex } from '../markdown.ts';
+import { asMarked, inlinePlain, lex } from '../rendering/markdown.ts';
 import type { ClientContext, Draft, DraftSentence, Research } from './types.ts';
 
 export type Support = 'supported' | 'single_source';

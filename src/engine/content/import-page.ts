@@ -26,7 +26,7 @@
 import { normalizeSpace } from '../analysis/extract/dom.ts';
 import { type ForumThread, readThread } from '../analysis/extract/thread.ts';
 import type { Extraction, Table } from '../analysis/extract/types.ts';
-import { escapeInline, escapeText } from '../markdown.ts';
+import { escapeInline, escapeText } from '../rendering/markdown.ts';
 
 /** The page the extraction was made from: needed to split a forum thread into its posts. */
 export interface ImportSource {

@@ -7,8 +7,8 @@
  * renderer shows raw HTML as text, keeps only http(s), mailto and fragment links, and never loads images.
  */
 import { Marked, type Tokens } from 'marked';
-import { escapeHtml as esc } from '../html.ts';
-import { escapeMarkdown } from '../markdown.ts';
+import { escapeHtml as esc } from '../rendering/html.ts';
+import { escapeMarkdown } from '../rendering/markdown.ts';
 
 /** A researched page as the artifacts list it. */
 export interface DraftSource {

@@ -1,7 +1,7 @@
 import { FetchError, type FetchedPage, type SearchResponse } from '../../providers/types.ts';
 import { contentHash, type Analysis } from '../analysis/analysis.ts';
 import type { Engine } from '../engine.ts';
-import { documentKey } from '../document-key.ts';
+import { documentKey } from '../rendering/document-key.ts';
 import { PermanentError, RetryableError } from '../runner/types.ts';
 import { headTerms, relevanceOf } from '../analysis/score/relevance.ts';
 import type { ClientContext, ContentRequest, ImportedPage, Research, ResearchSource } from './types.ts';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../errors.ts';
-import type { Principal } from '../auth.ts';
+import type { Principal } from '../accounts/auth.ts';
 import type { EngineServices } from '../engine.ts';
 import type { ReadDb, TxDb } from '../../store/db.ts';
 import type { ClientRow } from '../../store/repos/clients.ts';
-import { requireOwnedClient } from '../clients.ts';
+import { requireOwnedClient } from '../accounts/clients.ts';
 import {
   CONTENT_KINDS,
   getArtifacts,
@@ -18,7 +18,7 @@ import {
   type ContentJobRow,
 } from '../../store/repos/content.ts';
 import { countPendingRuns, insertRun, resumeWaitingRun } from '../../store/repos/runs.ts';
-import { BASE_UNITS, impactLevel } from '../usage.ts';
+import { BASE_UNITS, impactLevel } from '../platform/usage.ts';
 import { locationsConflict } from './location.ts';
 import type { Brief, BriefEdits, ClientContext, ContentRequest } from './types.ts';
 import { applyBriefEdits } from './brief-edits.ts';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { iso } from '../../clock.ts';
-import type { UsageImpact } from '../usage.ts';
+import type { UsageImpact } from '../platform/usage.ts';
 import type {
   AutopilotStarted,
   AutopilotStatus,

@@ -25,7 +25,7 @@ import {
 } from 'jose';
 import type { Clock } from '../../clock.ts';
 import { ApiError } from '../../errors.ts';
-import { isScope, type Scope } from '../scopes.ts';
+import { isScope, type Scope } from '../accounts/scopes.ts';
 
 export interface ExternalIssuerSettings {
   /** AGENT_API_OAUTH_ISSUER, e.g. https://idp.example.com or https://idp.example.com/realms/x. */

@@ -25,8 +25,8 @@ import {
   useRefreshToken,
   type OAuthTokenWithGrant,
 } from '../../store/repos/oauth.ts';
-import { principalOfKeyHash, type Principal } from '../auth.ts';
-import { expandScopes, type Scope } from '../scopes.ts';
+import { principalOfKeyHash, type Principal } from '../accounts/auth.ts';
+import { expandScopes, type Scope } from '../accounts/scopes.ts';
 import { canonicalResource, parseScopes } from './authorization.ts';
 import type { OAuthClient } from './clients.ts';
 import { OAuthError } from './errors.ts';

@@ -14,7 +14,7 @@ import {
   type HeadTerms,
   type Relevance,
 } from '../analysis/score/relevance.ts';
-import { documentKey } from '../document-key.ts';
+import { documentKey } from '../rendering/document-key.ts';
 
 export type ExclusionReason = 'same_site' | 'excluded_domain' | 'domain_cap' | 'off_topic' | 'unfetchable' | 'not_html';
 

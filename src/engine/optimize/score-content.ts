@@ -12,7 +12,7 @@ import { getScoringModel } from '../../store/repos/optimizations.ts';
 import { JSON_COLUMNS } from '../../store/json-columns.ts';
 import { SCORING_VERSION, scoreAgainstModel } from '../analysis/score/index.ts';
 import type { EngineServices } from '../engine.ts';
-import { escapeHtml as esc } from '../html.ts';
+import { escapeHtml as esc } from '../rendering/html.ts';
 import { figuresOf, summaryScore, type FullScore, type PreviousScore, type ScoreView } from './score-view.ts';
 
 export type ContentFormat = 'html' | 'markdown' | 'text';

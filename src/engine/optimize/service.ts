@@ -1,9 +1,9 @@
 import { ulid } from 'ulid';
 import { ApiError } from '../../errors.ts';
-import type { Principal } from '../auth.ts';
+import type { Principal } from '../accounts/auth.ts';
 import type { EngineServices } from '../engine.ts';
 import type { ReadDb, TxDb } from '../../store/db.ts';
-import { requireOwnedClient } from '../clients.ts';
+import { requireOwnedClient } from '../accounts/clients.ts';
 import {
   getOptimization,
   insertOptimization,
@@ -12,7 +12,7 @@ import {
   type OptimizationFilter,
 } from '../../store/repos/optimizations.ts';
 import { insertRun } from '../../store/repos/runs.ts';
-import { BASE_UNITS } from '../usage.ts';
+import { BASE_UNITS } from '../platform/usage.ts';
 import type { OptimizationInput } from './pipeline.ts';
 import { optimizationProgress, optimizationSummaryView, optimizationView, type OptimizationView } from './views.ts';
 import { isTerminalOptimization } from './states.ts';

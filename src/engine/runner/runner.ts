@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../logger.ts';
 import type { Db } from '../../store/db.ts';
 import { countExpiredLeases, type RunRow } from '../../store/repos/runs.ts';
-import type { Metrics } from '../metrics.ts';
+import type { Metrics } from '../platform/metrics.ts';
 import type { Pipeline } from './types.ts';
 import { LeaseLost, type Claimed, type RunDeps } from './write-back.ts';
 import { executeRun } from './execute.ts';
@@ -29,7 +29,7 @@ export interface RunnerOptions {
   onChange?: (kind: string, resourceId: string) => void;
   /** Tells the installation's other processes that work was accepted, and hears them (PostgreSQL's LISTEN/NOTIFY). */
   wake?: WakeChannel;
-  /** Where claims, step outcomes and run durations are recorded (engine/metrics.ts). */
+  /** Where claims, step outcomes and run durations are recorded (engine/platform/metrics.ts). */
   metrics?: Pick<Metrics, 'claimed' | 'stepEnded' | 'runEnded'>;
 }
 

@@ -3,7 +3,7 @@ import type { Logger } from '../../logger.ts';
 import { immediate, type Db, type TxDb } from '../../store/db.ts';
 import { JSON_COLUMNS } from '../../store/json-columns.ts';
 import { updateLeasedRun, type Lease, type RunRow } from '../../store/repos/runs.ts';
-import type { Metrics } from '../metrics.ts';
+import type { Metrics } from '../platform/metrics.ts';
 import { keptCheckpoint, type CheckpointReader, type Pipeline, type WriteContext } from './types.ts';
 
 /**

@@ -13,9 +13,9 @@ import {
   TRACKER_SCAN_KIND,
   type TrackerProjectRow,
 } from '../../store/repos/tracker.ts';
-import type { Principal } from '../auth.ts';
+import type { Principal } from '../accounts/auth.ts';
 import type { EngineServices } from '../engine.ts';
-import { BASE_UNITS } from '../usage.ts';
+import { BASE_UNITS } from '../platform/usage.ts';
 import { configuredPlatforms } from './pipeline.ts';
 import { coverage } from './coverage.ts';
 import type { ScanInput } from './types.ts';

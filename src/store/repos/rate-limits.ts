@@ -9,7 +9,7 @@ export interface RateSlot {
 }
 
 /**
- * Takes one request for `id` in one statement (GCRA, engine/rate-limit.ts has the rule): the state is read and
+ * Takes one request for `id` in one statement (GCRA, engine/platform/rate-limit.ts has the rule): the state is read and
  * written under the row's lock, so requests to any process of the installation are counted exactly once. The
  * current arrival time is the stored one, rescaled when the key's limit changed, or now when it has passed; the
  * request passes when one more interval from it stays within the period.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { createOrgClient } from '../../engine/admin.ts';
-import { clientRecord } from '../../engine/clients.ts';
+import { createOrgClient } from '../../engine/accounts/admin.ts';
+import { clientRecord } from '../../engine/accounts/clients.ts';
 import { defineOperation } from '../define.ts';
 import { clientChanges, clientFields, ClientView } from './schemas.ts';
 

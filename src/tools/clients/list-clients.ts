@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listClientViews } from '../../engine/clients.ts';
+import { listClientViews } from '../../engine/accounts/clients.ts';
 import { defineOperation } from '../define.ts';
 import { listOf, pageOf, PaginationInput } from '../common/schemas.ts';
 import { ClientView } from './schemas.ts';

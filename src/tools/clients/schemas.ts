@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLIENT_LIMITS, type ClientChanges } from '../../engine/admin.ts';
+import { CLIENT_LIMITS, type ClientChanges } from '../../engine/accounts/admin.ts';
 import { TONES } from '../../engine/content/types.ts';
 import { Timestamp } from '../common/schemas.ts';
 import { TONES_HELP } from '../content/schemas.ts';
@@ -74,7 +74,7 @@ type ClientFields = {
   excluded_topics?: string[];
 };
 
-/** The engine's changes (engine/admin.ts) from the API's fields: absent stays absent, null clears. */
+/** The engine's changes (engine/accounts/admin.ts) from the API's fields: absent stays absent, null clears. */
 export function clientChanges(input: ClientFields): ClientChanges {
   const location = input.service_location;
   return {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { updateOrgClient } from '../../engine/admin.ts';
-import { clientRecord } from '../../engine/clients.ts';
+import { updateOrgClient } from '../../engine/accounts/admin.ts';
+import { clientRecord } from '../../engine/accounts/clients.ts';
 import { defineOperation } from '../define.ts';
 import { somethingToChange } from '../common/schemas.ts';
 import { ClientIdParam, clientChanges, clientFields, ClientView } from './schemas.ts';

@@ -26,7 +26,7 @@ export function pageOf<T>(rows: T[], page: { limit: number; offset: number }, to
 }
 
 export { Timestamp } from '../../clock.ts';
-export { UsageImpact } from '../../engine/usage.ts';
+export { UsageImpact } from '../../engine/platform/usage.ts';
 /** Any 8-4-4-4-12 hex identifier: a well-formed id that does not exist is a 404, not a 400. */
 export const Uuid = z.guid();
 

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { ApiError } from '../../errors.ts';
 import type { EngineServices } from '../../engine/engine.ts';
 import type { ContentRequest, PageContract, Tone } from '../../engine/content/types.ts';
-import type { ClientRow } from '../../engine/clients.ts';
+import type { ClientRow } from '../../engine/accounts/clients.ts';
 import type { CallContext } from '../define.ts';
 import { TONES } from '../../engine/content/types.ts';
 import type { CreateAutopilotInput, CreateContentJobInput } from './schemas.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../define.ts';
 import { UsageImpact } from '../common/schemas.ts';
-import { BASE_UNITS, METERED_OPERATIONS } from '../../engine/usage.ts';
+import { BASE_UNITS, METERED_OPERATIONS } from '../../engine/platform/usage.ts';
 
 export const estimateUsage = defineOperation({
   name: 'estimate_usage',

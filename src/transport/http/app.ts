@@ -17,7 +17,7 @@ import { mountRest } from './rest.ts';
 import { createFailedAuthLimiter } from './request-auth.ts';
 import { mountMetrics } from './metrics.ts';
 import type { Pool } from 'pg';
-import { createRateLimiter, type RequestLimiter } from '../../engine/rate-limit.ts';
+import { createRateLimiter, type RequestLimiter } from '../../engine/platform/rate-limit.ts';
 import type { OAuthServices } from '../../engine/oauth/services.ts';
 import type { IndexingStatus } from '../../providers/web/archive/index-progress.ts';
 import { challengeFor } from './oauth/challenge.ts';

@@ -8,7 +8,7 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import { ApiError } from '../../errors.ts';
-import type { Principal } from '../../engine/auth.ts';
+import type { Principal } from '../../engine/accounts/auth.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { AnyOperation } from '../../tools/define.ts';
 import type { Toolset } from '../../tools/toolsets.ts';

@@ -1,7 +1,7 @@
 /**
  * `GET /metrics` in Prometheus's text format, served only when AGENT_API_METRICS_TOKEN is set and only to a caller
  * that presents it as its Bearer token (compared in constant time; a wrong one counts as a failed authentication of
- * the address). The engine records runs, provider calls and rejections as they happen (engine/metrics.ts); the queue,
+ * the address). The engine records runs, provider calls and rejections as they happen (engine/platform/metrics.ts); the queue,
  * the database pool and the process are read here at scrape time. Each process reports its own figures except the
  * queue, which is the installation's (every process sharing the store reports the same counts).
  */
@@ -11,7 +11,7 @@ import type { Pool } from 'pg';
 import { collectDefaultMetrics, Gauge } from 'prom-client';
 import { ApiError } from '../../errors.ts';
 import type { Engine } from '../../engine/engine.ts';
-import { bearerToken } from '../../engine/auth.ts';
+import { bearerToken } from '../../engine/accounts/auth.ts';
 import { countUnfinishedRuns, type RunQueueState } from '../../store/repos/runs.ts';
 import type { HttpEnv } from './guards.ts';
 import type { FailedAuthLimiter } from './request-auth.ts';

@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import { ApiError } from '../../errors.ts';
-import { authenticate, bearerToken, type Principal } from '../../engine/auth.ts';
-import { isWellFormedApiKey } from '../../engine/api-keys.ts';
+import { authenticate, bearerToken, type Principal } from '../../engine/accounts/auth.ts';
+import { isWellFormedApiKey } from '../../engine/accounts/api-keys.ts';
 import type { Engine } from '../../engine/engine.ts';
-import type { RequestLimiter } from '../../engine/rate-limit.ts';
+import type { RequestLimiter } from '../../engine/platform/rate-limit.ts';
 import { looksLikeJwt } from '../../engine/oauth/external-issuer.ts';
 import { externalPrincipal, type OAuthServices } from '../../engine/oauth/services.ts';
 import { isAccessToken } from '../../engine/oauth/tokens.ts';

@@ -1,6 +1,6 @@
 import { ProtocolErrorCode as ErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import { ApiError } from '../../errors.ts';
-import type { Principal } from '../../engine/auth.ts';
+import type { Principal } from '../../engine/accounts/auth.ts';
 import type { EngineServices } from '../../engine/engine.ts';
 import { takeRateLimit } from '../../tools/invoke.ts';
 

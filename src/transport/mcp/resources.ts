@@ -25,9 +25,9 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import { ApiError, toApiError } from '../../errors.ts';
-import type { Principal } from '../../engine/auth.ts';
+import type { Principal } from '../../engine/accounts/auth.ts';
 import type { Engine } from '../../engine/engine.ts';
-import { briefMarkdown, optimizationReportMarkdown } from '../../engine/documents.ts';
+import { briefMarkdown, optimizationReportMarkdown } from '../../engine/rendering/documents.ts';
 import type { AnyOperation } from '../../tools/define.ts';
 import { invokeOperation } from '../../tools/invoke.ts';
 import type { ToolExtra } from './server.ts';

@@ -10,11 +10,11 @@ import {
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError, toApiError } from '../../errors.ts';
-import type { Principal } from '../../engine/auth.ts';
+import type { Principal } from '../../engine/accounts/auth.ts';
 import type { Engine } from '../../engine/engine.ts';
 import type { AnyOperation, ProgressReporter } from '../../tools/define.ts';
 import { invalidInput, invokeOperation, takeRateLimit } from '../../tools/invoke.ts';
-import { insertTask } from '../../engine/tasks.ts';
+import { insertTask } from '../../engine/platform/tasks.ts';
 import { iso } from '../../clock.ts';
 import { createTaskProtocol } from './tasks.ts';
 import { compactInputSchema, compactOutputSchema } from './compact-schema.ts';

@@ -1,10 +1,16 @@
 import { ProtocolError, ProtocolErrorCode, type Result, type Task } from '@modelcontextprotocol/server';
 import { iso } from '../../clock.ts';
 import { ApiError } from '../../errors.ts';
-import type { Principal } from '../../engine/auth.ts';
+import type { Principal } from '../../engine/accounts/auth.ts';
 import type { Engine } from '../../engine/engine.ts';
-import type { Scope } from '../../engine/scopes.ts';
-import { cancelTask, getTaskRow, listTaskRows, resourceTaskState, type TaskResourceKind } from '../../engine/tasks.ts';
+import type { Scope } from '../../engine/accounts/scopes.ts';
+import {
+  cancelTask,
+  getTaskRow,
+  listTaskRows,
+  resourceTaskState,
+  type TaskResourceKind,
+} from '../../engine/platform/tasks.ts';
 
 const PAGE = 50;
 

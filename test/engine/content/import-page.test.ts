@@ -11,7 +11,7 @@ import { emptyExtraction, extract } from '../../../src/engine/analysis/extract/i
 import type { Extraction } from '../../../src/engine/analysis/extract/types.ts';
 import { readThread } from '../../../src/engine/analysis/extract/thread.ts';
 import { importedMarkdown, plainName } from '../../../src/engine/content/import-page.ts';
-import { escapeText } from '../../../src/engine/markdown.ts';
+import { escapeText } from '../../../src/engine/rendering/markdown.ts';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/import');
 const FORUM_URL = 'https://forum.diyplumbing.example/threads/tankless-water-heater-keeps-going-cold.48213/';

@@ -2,10 +2,10 @@
  * Word counting for the LLM writer's length control. The body is the page without its `## Sources` list; citation
  * markers, link targets and Markdown syntax are not words. Scripts written without spaces (Chinese, Japanese, Thai,
  * ...) are counted with Intl.Segmenter's word-like segments, everything else by letter/number runs, so `don't`,
- * `e-mail` and `3.5` each count once. The page is read with marked's lexer (src/engine/markdown.ts).
+ * `e-mail` and `3.5` each count once. The page is read with marked's lexer (src/engine/rendering/markdown.ts).
  */
 import type { Token } from 'marked';
-import { asMarked, decodeEntities, inlinePlain, lex } from '../../markdown.ts';
+import { asMarked, decodeEntities, inlinePlain, lex } from '../../rendering/markdown.ts';
 
 /** Share of the target the draft may miss by: 15 percent either way (docs/llm-writer.md). */
 export const LENGTH_TOLERANCE = 0.15;

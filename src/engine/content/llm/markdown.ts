@@ -15,7 +15,7 @@ import type { MarkedToken, Token, Tokens } from 'marked';
 import { splitSentences } from '../../analysis/sentences.ts';
 import type { Draft, DraftSentence, ResearchSource } from '../types.ts';
 import { countWords } from './length.ts';
-import { asMarked, inlinePlain, lex } from '../../markdown.ts';
+import { asMarked, inlinePlain, lex } from '../../rendering/markdown.ts';
 
 /** One sentence of a prose block: its Markdown source and its visible text (both with citation markers). */
 interface Piece {

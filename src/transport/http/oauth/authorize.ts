@@ -6,8 +6,8 @@
  */
 import type { Context, Hono } from 'hono';
 import { ApiError } from '../../../errors.ts';
-import { authenticate, type Principal } from '../../../engine/auth.ts';
-import { isWellFormedApiKey } from '../../../engine/api-keys.ts';
+import { authenticate, type Principal } from '../../../engine/accounts/auth.ts';
+import { isWellFormedApiKey } from '../../../engine/accounts/api-keys.ts';
 import type { Engine } from '../../../engine/engine.ts';
 import {
   AUTHORIZATION_PARAMS,

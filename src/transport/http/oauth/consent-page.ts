@@ -6,8 +6,8 @@
  */
 import { html } from 'hono/html';
 import type { AuthorizationRequest } from '../../../engine/oauth/authorization.ts';
-import type { Scope } from '../../../engine/scopes.ts';
-import { SCOPES } from '../../../engine/scopes.ts';
+import type { Scope } from '../../../engine/accounts/scopes.ts';
+import { SCOPES } from '../../../engine/accounts/scopes.ts';
 import { page, type Html } from '../console/layout.ts';
 
 /** What each scope lets a connected assistant do, in the person's words. */

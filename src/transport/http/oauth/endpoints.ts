@@ -10,7 +10,7 @@ import type { Engine } from '../../../engine/engine.ts';
 import { registerClient, type OAuthClient } from '../../../engine/oauth/clients.ts';
 import { OAuthError } from '../../../engine/oauth/errors.ts';
 import type { OAuthServices } from '../../../engine/oauth/services.ts';
-import { createRateLimiter, type RequestLimiter } from '../../../engine/rate-limit.ts';
+import { createRateLimiter, type RequestLimiter } from '../../../engine/platform/rate-limit.ts';
 import type { HttpEnv } from '../guards.ts';
 import type { FailedAuthLimiter } from '../request-auth.ts';
 

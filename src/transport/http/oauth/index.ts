@@ -5,7 +5,7 @@
 import type { Hono } from 'hono';
 import type { Engine } from '../../../engine/engine.ts';
 import type { OAuthServices } from '../../../engine/oauth/services.ts';
-import type { RequestLimiter } from '../../../engine/rate-limit.ts';
+import type { RequestLimiter } from '../../../engine/platform/rate-limit.ts';
 import type { HttpEnv } from '../guards.ts';
 import type { FailedAuthLimiter } from '../request-auth.ts';
 import { mountAuthorize } from './authorize.ts';

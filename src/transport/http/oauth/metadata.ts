@@ -4,7 +4,7 @@
  * metadata (RFC 8414). They are public and cacheable, and readable from any origin (browser-based MCP clients).
  */
 import type { Hono } from 'hono';
-import { SCOPES } from '../../../engine/scopes.ts';
+import { SCOPES } from '../../../engine/accounts/scopes.ts';
 import type { OAuthServices } from '../../../engine/oauth/services.ts';
 import { AUTH_METHODS } from '../../../engine/oauth/clients.ts';
 import type { HttpEnv } from '../guards.ts';

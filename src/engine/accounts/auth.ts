@@ -1,13 +1,13 @@
-import { ApiError } from '../errors.ts';
-import type { Clock } from '../clock.ts';
-import type { Db } from '../store/db.ts';
-import type { Plan } from '../store/schema.ts';
-import { findKeyByHash } from '../store/repos/api-keys.ts';
+import { ApiError } from '../../errors.ts';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../store/db.ts';
+import type { Plan } from '../../store/schema.ts';
+import { findKeyByHash } from '../../store/repos/api-keys.ts';
 import { hashApiKey, isWellFormedApiKey } from './api-keys.ts';
-import { API_KEY_STATES, apiKeyState } from './accounts/contract.ts';
+import { API_KEY_STATES, apiKeyState } from './contract.ts';
 import { PLAN_LIMITS } from './plans.ts';
 import { expandScopes, type Scope } from './scopes.ts';
-import { JSON_COLUMNS } from '../store/json-columns.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 
 /** Who is calling: resolved from the key on every request. */
 export interface Principal {

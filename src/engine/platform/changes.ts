@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../../clock.ts';
 
 /** How often a waiter re-checks for writes no local event announced (another process's). */
 const RECHECK_MS = 250;

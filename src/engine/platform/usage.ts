@@ -1,18 +1,18 @@
 import { z } from 'zod';
-import { ApiError } from '../errors.ts';
-import { iso, type Clock } from '../clock.ts';
-import type { Logger } from '../logger.ts';
-import { withSavepoint, type Db, type TxDb } from '../store/db.ts';
-import type { Plan } from '../store/schema.ts';
+import { ApiError } from '../../errors.ts';
+import { iso, type Clock } from '../../clock.ts';
+import type { Logger } from '../../logger.ts';
+import { withSavepoint, type Db, type TxDb } from '../../store/db.ts';
+import type { Plan } from '../../store/schema.ts';
 import {
   insertReservation,
   liveEntriesSince,
   settleReservation,
   staleReservations,
   windowSums,
-} from '../store/repos/usage-ledger.ts';
+} from '../../store/repos/usage-ledger.ts';
 import type { Metrics } from './metrics.ts';
-import { PLAN_LIMITS } from './plans.ts';
+import { PLAN_LIMITS } from '../accounts/plans.ts';
 
 /** The metered operations and their base units (README: usage table). */
 export const METERED_OPERATIONS = ['content_job', 'autopilot', 'optimize_page', 'tracker_scan'] as const;

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { iso } from '../clock.ts';
-import type { Db } from '../store/db.ts';
-import { getContentJob } from '../store/repos/content.ts';
-import { getOptimization } from '../store/repos/optimizations.ts';
-import { getTaskRow, insertTaskRow, listTaskRows, markTaskCancelled } from '../store/repos/mcp-tasks.ts';
-import { taskStatusOf, type TaskStatus } from './content/states.ts';
-import { optimizationTaskStatus } from './optimize/states.ts';
-import { readScopeOf, type Scope } from './scopes.ts';
-import { autopilotStarted, jobCreated } from './content/views.ts';
-import { optimizationView } from './optimize/views.ts';
+import { iso } from '../../clock.ts';
+import type { Db } from '../../store/db.ts';
+import { getContentJob } from '../../store/repos/content.ts';
+import { getOptimization } from '../../store/repos/optimizations.ts';
+import { getTaskRow, insertTaskRow, listTaskRows, markTaskCancelled } from '../../store/repos/mcp-tasks.ts';
+import { taskStatusOf, type TaskStatus } from '../content/states.ts';
+import { optimizationTaskStatus } from '../optimize/states.ts';
+import { readScopeOf, type Scope } from '../accounts/scopes.ts';
+import { autopilotStarted, jobCreated } from '../content/views.ts';
+import { optimizationView } from '../optimize/views.ts';
 
 /** The kinds of durable work an MCP task can follow. */
 export type TaskResourceKind = 'optimization' | 'content_job' | 'autopilot';

@@ -1,5 +1,5 @@
-import type { RateLimitState } from '../errors.ts';
-import type { Clock } from '../clock.ts';
+import type { RateLimitState } from '../../errors.ts';
+import type { Clock } from '../../clock.ts';
 
 /** What a limiter decided, with everything a transport needs to tell the caller. */
 export type RateDecision = RateLimitState;
@@ -54,7 +54,7 @@ export function decide(limit: number, current: number, now: number): RateDecisio
  * key, the theoretical arrival time (TAT); exact at every instant, unlike fixed windows, so a burst at a minute
  * boundary cannot pass twice the limit. Check and consume are one synchronous step, so concurrent requests in this
  * process can never both take the last slot. This one keeps its state in the process (SQLite installations, stdio);
- * engine/rate-limit-shared.ts keeps it in PostgreSQL for installations of several processes.
+ * engine/platform/rate-limit-shared.ts keeps it in PostgreSQL for installations of several processes.
  * When a key's limit changes (plan upgrade or downgrade) the requests it used in the current minute carry over, up to
  * the new allowance, so an upgrade helps on the very next request.
  */

@@ -1,11 +1,11 @@
 /**
- * The request limiter of an installation whose processes share one PostgreSQL (engine/rate-limit.ts has the rule):
+ * The request limiter of an installation whose processes share one PostgreSQL (engine/platform/rate-limit.ts has the rule):
  * each request is one `INSERT … ON CONFLICT DO UPDATE … RETURNING` on the key's row, so a key's limit holds exactly
  * however its requests are spread over the processes. Keys whose arrival time has passed are pruned once a minute.
  */
-import type { Clock } from '../clock.ts';
-import type { Db, DbStats } from '../store/db.ts';
-import { pruneRateSlots, readRateSlot, takeRateSlot } from '../store/repos/rate-limits.ts';
+import type { Clock } from '../../clock.ts';
+import type { Db, DbStats } from '../../store/db.ts';
+import { pruneRateSlots, readRateSlot, takeRateSlot } from '../../store/repos/rate-limits.ts';
 import { currentTat, decide, PERIOD_MS, type RateDecision, type RequestLimiter } from './rate-limit.ts';
 
 export function createSharedRateLimiter(

@@ -5,15 +5,15 @@
  * after SESSION_TTL_MS. The CSRF token of a form is derived from the session id, so it needs no storage.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../clock.ts';
-import type { Db } from '../store/db.ts';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../store/db.ts';
 import {
   deleteConsoleSession,
   deleteExpiredConsoleSessions,
   findConsoleSession,
   insertConsoleSession,
-} from '../store/repos/console-sessions.ts';
-import { ApiError } from '../errors.ts';
+} from '../../store/repos/console-sessions.ts';
+import { ApiError } from '../../errors.ts';
 import { hashApiKey } from './api-keys.ts';
 import { authenticate, principalOfKeyHash, type Principal } from './auth.ts';
 

@@ -1,8 +1,8 @@
-import { iso } from '../clock.ts';
-import { ApiError } from '../errors.ts';
-import type { ReadDb } from '../store/db.ts';
-import { getOwnedClient, listClients, type ClientRow } from '../store/repos/clients.ts';
-import { JSON_COLUMNS } from '../store/json-columns.ts';
+import { iso } from '../../clock.ts';
+import { ApiError } from '../../errors.ts';
+import type { ReadDb } from '../../store/db.ts';
+import { getOwnedClient, listClients, type ClientRow } from '../../store/repos/clients.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 
 export type { ClientRow };
 

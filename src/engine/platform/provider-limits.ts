@@ -5,7 +5,7 @@
  * a global slot, so a process never holds more global slots than its own limit.
  */
 import PQueue from 'p-queue';
-import type { ProviderSlotKind, ProviderSlots } from '../store/provider-slots.ts';
+import type { ProviderSlotKind, ProviderSlots } from '../../store/provider-slots.ts';
 import type { Metrics } from './metrics.ts';
 
 export type ProviderKind = ProviderSlotKind;

@@ -1,6 +1,6 @@
-import type { Plan } from '../store/schema.ts';
+import type { Plan } from '../../store/schema.ts';
 
-import { PLANS } from './accounts/contract.ts';
+import { PLANS } from './contract.ts';
 
 export { PLANS };
 

@@ -1,7 +1,7 @@
-import { ApiError } from '../errors.ts';
-import type { Db } from '../store/db.ts';
-import type { Plan, SubscriptionStatus } from '../store/schema.ts';
-import { createOrganisation, getOrganisation, listOrganisations } from '../store/repos/organisations.ts';
+import { ApiError } from '../../errors.ts';
+import type { Db } from '../../store/db.ts';
+import type { Plan, SubscriptionStatus } from '../../store/schema.ts';
+import { createOrganisation, getOrganisation, listOrganisations } from '../../store/repos/organisations.ts';
 import {
   createClient,
   firstClientOf,
@@ -10,14 +10,14 @@ import {
   type ClientPatch,
   type ClientRow,
   type NewClient,
-} from '../store/repos/clients.ts';
-import { insertApiKey } from '../store/repos/api-keys.ts';
+} from '../../store/repos/clients.ts';
+import { insertApiKey } from '../../store/repos/api-keys.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-keys.ts';
-import { TONES } from './content/types.ts';
+import { TONES } from '../content/types.ts';
 import { SCOPES, isScope, type Scope } from './scopes.ts';
-import { normalizeDomain } from './tracker/match.ts';
-import { immediate } from '../store/db.ts';
-import { JSON_COLUMNS } from '../store/json-columns.ts';
+import { normalizeDomain } from '../tracker/match.ts';
+import { immediate } from '../../store/db.ts';
+import { JSON_COLUMNS } from '../../store/json-columns.ts';
 
 /** Creates a key; the returned `apiKey` is the only time the key exists in clear. */
 export async function issueApiKey(

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { ApiError } from '../errors.ts';
-import type { Clock } from '../clock.ts';
-import type { Db, TxDb } from '../store/db.ts';
+import { ApiError } from '../../errors.ts';
+import type { Clock } from '../../clock.ts';
+import type { Db, TxDb } from '../../store/db.ts';
 import {
   deleteExpiredIdempotencyRecords,
   deleteIdempotencyRecord,
   getIdempotencyRecord,
   insertIdempotencyRecord,
-} from '../store/repos/idempotency.ts';
+} from '../../store/repos/idempotency.ts';
 
 /**
  * Idempotency keys: 1-255 printable ASCII characters without spaces. A structured-field string (`"abc-123"`, RFC
