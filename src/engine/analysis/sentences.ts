@@ -11,8 +11,7 @@
  * - a stop with no space after it is part of a dotted name (`asyncio.Queue`, `example.com`), not a sentence end.
  * Line breaks always end a sentence.
  */
-import { createRequire } from 'node:module';
-import type { default as WinkFn, Model } from 'wink-nlp';
+import { createWink } from './wink.ts';
 import { lru } from '../platform/lru.ts';
 
 // A period after these is not a sentence end when the next word follows (Mr. Smith, Fig. 3, approx. 20).
@@ -33,11 +32,7 @@ let wink: { split(text: string): string[]; calls: number } | null = null;
 
 function english(): (text: string) => string[] {
   if (!wink || wink.calls >= RECYCLE_AFTER) {
-    // Loaded on first use so that importing the engine costs nothing until text is split.
-    const require = createRequire(import.meta.url);
-    const winkNLP = require('wink-nlp') as typeof WinkFn;
-    const model = require('wink-eng-lite-web-model') as Model;
-    const nlp = winkNLP(model, ['sbd']);
+    const nlp = createWink(['sbd']);
     wink = { split: (text) => nlp.readDoc(text).sentences().out(), calls: 0 };
   }
   const w = wink;

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import type { Model, default as WinkFn } from 'wink-nlp';
+import type { Model } from 'wink-nlp';
 import { stemEnglish } from '../../../src/engine/analysis/stem.ts';
+import { createWink } from '../../../src/engine/analysis/wink.ts';
 import { EXTRA_EN_STOP_WORDS, WINK_EN_STOP_WORDS, stopWordsFor } from '../../../src/engine/analysis/terms/stopwords.ts';
 import { contentStems, stemEn, tokenize } from '../../../src/engine/analysis/words.ts';
 import { stem as archiveStem, terms } from '../../../src/providers/web/archive/terms.ts';
@@ -40,11 +41,10 @@ describe('stemEnglish', () => {
 describe('stop words', () => {
   it("copies wink's own English list exactly (its.stopWordFlag of the installed model)", () => {
     const require = createRequire(import.meta.url);
-    const winkNLP = require('wink-nlp') as typeof WinkFn;
     const model = require('wink-eng-lite-web-model') as Model & {
       core(): { features: { lexeme: { list: string[] } } };
     };
-    const nlp = winkNLP(model, []);
+    const nlp = createWink([]);
     const read = (text: string) => {
       const tokens = nlp.readDoc(text).tokens();
       return {

@@ -1,6 +1,5 @@
 /** Loading the wink model and binding the pipelines into one TermAnalyzer. */
-import { createRequire } from 'node:module';
-import type { Model, default as WinkFn } from 'wink-nlp';
+import { createWink } from '../wink.ts';
 import { computeCompetitorStats } from './competitor-stats.ts';
 import { createDocumentAnalyzer } from './document.ts';
 import { createEnglishTokenizer } from './english.ts';
@@ -21,17 +20,13 @@ export interface TermAnalyzerOptions {
 // Only what the analyser needs: sentence boundaries, POS tags (lemmas use them) and numeric/date entities.
 const WINK_PIPE = ['sbd', 'pos', 'ner'];
 
-/** Loads the wink English model (about 0.3 s, once per call) and returns an analyser bound to it. */
+/** An analyser on a wink instance of its own (the model loads on first use, once per process). */
 export function createTermAnalyzer(options: TermAnalyzerOptions = {}): TermAnalyzer {
-  // Loaded here rather than at import so that importing the engine costs nothing until analysis is needed.
-  const require = createRequire(import.meta.url);
-  const winkNLP = require('wink-nlp') as typeof WinkFn;
-  const model = require('wink-eng-lite-web-model') as Model;
   const segmenter = createSegmenterTokenizer();
   const recycleAfter = Math.max(1, options.recycleAfterDocuments ?? 1000);
   const build = (): ((doc: DocumentInput) => DocumentTerms) =>
     createDocumentAnalyzer({
-      english: createEnglishTokenizer(winkNLP(model, WINK_PIPE)),
+      english: createEnglishTokenizer(createWink(WINK_PIPE)),
       segmenter,
       maxChars: options.maxChars ?? 400_000,
     });
