@@ -12,6 +12,7 @@ import { ProviderError } from '../types.ts';
 import {
   createAnthropicClient,
   textOf,
+  AnthropicMessageSchema,
   type AnthropicBlock,
   type AnthropicMessage,
   type AnthropicOptions,
@@ -74,13 +75,16 @@ export function createAnthropicSearchEngine(options: AnthropicSearchOptions): An
             ? opts.idempotencyKey
             : `${opts.idempotencyKey}:continue-${round}`
           : undefined;
-        res = await client.call<AnthropicMessage>({
-          method: 'POST',
-          path: '/v1/messages',
-          body: { model, max_tokens: maxTokens, messages, tools },
-          ...(key ? { headers: { 'idempotency-key': key } } : {}),
-          ...(opts.signal ? { signal: opts.signal } : {}),
-        });
+        res = await client.call(
+          {
+            method: 'POST',
+            path: '/v1/messages',
+            body: { model, max_tokens: maxTokens, messages, tools },
+            ...(key ? { headers: { 'idempotency-key': key } } : {}),
+            ...(opts.signal ? { signal: opts.signal } : {}),
+          },
+          AnthropicMessageSchema,
+        );
         content.push(...(res.content ?? []));
         if (res.stop_reason !== 'pause_turn') break;
         // The paused turn goes back verbatim as the assistant message; Claude picks up where it stopped.

@@ -4,6 +4,7 @@
 //     approximate {country, region, city}}}; citations in choices[0].message.annotations[] of type
 //     `url_citation` {url, title, start_index, end_index})
 //   https://platform.openai.com/docs/api-reference/chat/create
+import { z } from 'zod';
 import { systemClock, type TimeSource } from '../../clock.ts';
 import { createJsonClient, type JsonClientOptions } from '../http/json-client.ts';
 import { approximateLocation } from '../search/platforms.ts';
@@ -20,18 +21,28 @@ export interface OpenAiSearchOptions extends Omit<JsonClientOptions, 'provider' 
   clock?: TimeSource;
 }
 
-interface UrlCitationAnnotation {
-  type?: string;
-  url_citation?: { url?: string; title?: string | null };
-}
+const UrlCitationAnnotationSchema = z.looseObject({
+  type: z.string().optional(),
+  url_citation: z.looseObject({ url: z.string().optional(), title: z.string().nullable().optional() }).optional(),
+});
 
-interface SearchCompletion {
-  model?: string;
-  choices?: Array<{
-    finish_reason?: string;
-    message?: { content?: string | null; refusal?: string | null; annotations?: UrlCitationAnnotation[] | null };
-  }>;
-}
+const SearchCompletionSchema = z.looseObject({
+  model: z.string().optional(),
+  choices: z
+    .array(
+      z.looseObject({
+        finish_reason: z.string().optional(),
+        message: z
+          .looseObject({
+            content: z.string().nullable().optional(),
+            refusal: z.string().nullable().optional(),
+            annotations: z.array(UrlCitationAnnotationSchema).nullable().optional(),
+          })
+          .optional(),
+      }),
+    )
+    .optional(),
+});
 
 /** Distinct cited URLs in first-cited order; the first title seen for a URL wins. */
 export function dedupeCitations(list: AnswerCitation[]): AnswerCitation[] {
@@ -80,13 +91,16 @@ export function createOpenAiSearchEngine(options: OpenAiSearchOptions): AnswerEn
           ...(approximate ? { user_location: { type: 'approximate', approximate } } : {}),
         },
       };
-      const res = await client.call<SearchCompletion>({
-        method: 'POST',
-        path: '/chat/completions',
-        body,
-        ...(opts.idempotencyKey ? { headers: { 'idempotency-key': opts.idempotencyKey } } : {}),
-        ...(opts.signal ? { signal: opts.signal } : {}),
-      });
+      const res = await client.call(
+        {
+          method: 'POST',
+          path: '/chat/completions',
+          body,
+          ...(opts.idempotencyKey ? { headers: { 'idempotency-key': opts.idempotencyKey } } : {}),
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        },
+        SearchCompletionSchema,
+      );
       const message = res.choices?.[0]?.message;
       if (message?.refusal)
         throw new ProviderError(name, `${name} refused the prompt: ${message.refusal.slice(0, 300)}`, {

@@ -3,6 +3,7 @@
 //     `sonar`; response `search_results[]` {title, url, date} and the older `citations[]` URL strings;
 //     `web_search_options.user_location` {country, region, city})
 //   https://docs.perplexity.ai/guides/chat-completions-guide  (OpenAI-compatible request and choices)
+import { z } from 'zod';
 import { systemClock, type TimeSource } from '../../clock.ts';
 import { createJsonClient, type JsonClientOptions } from '../http/json-client.ts';
 import { approximateLocation } from '../search/platforms.ts';
@@ -19,12 +20,17 @@ export interface PerplexityOptions extends Omit<JsonClientOptions, 'provider' | 
   clock?: TimeSource;
 }
 
-interface SonarResponse {
-  model?: string;
-  choices?: Array<{ message?: { content?: string | null } }>;
-  search_results?: Array<{ title?: string | null; url?: string }> | null;
-  citations?: string[] | null;
-}
+const SonarResponseSchema = z.looseObject({
+  model: z.string().optional(),
+  choices: z
+    .array(z.looseObject({ message: z.looseObject({ content: z.string().nullable().optional() }).optional() }))
+    .optional(),
+  search_results: z
+    .array(z.looseObject({ title: z.string().nullable().optional(), url: z.string().optional() }))
+    .nullable()
+    .optional(),
+  citations: z.array(z.string()).nullable().optional(),
+});
 
 /** The `perplexity` answer engine over the Sonar API. */
 export function createPerplexityEngine(options: PerplexityOptions): AnswerEngine {
@@ -49,13 +55,16 @@ export function createPerplexityEngine(options: PerplexityOptions): AnswerEngine
         messages: [{ role: 'user', content: prompt }],
         ...(where ? { web_search_options: { user_location: where } } : {}),
       };
-      const res = await client.call<SonarResponse>({
-        method: 'POST',
-        path: '/chat/completions',
-        body,
-        ...(opts.idempotencyKey ? { headers: { 'idempotency-key': opts.idempotencyKey } } : {}),
-        ...(opts.signal ? { signal: opts.signal } : {}),
-      });
+      const res = await client.call(
+        {
+          method: 'POST',
+          path: '/chat/completions',
+          body,
+          ...(opts.idempotencyKey ? { headers: { 'idempotency-key': opts.idempotencyKey } } : {}),
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        },
+        SonarResponseSchema,
+      );
       const text = res.choices?.[0]?.message?.content ?? '';
       if (!text.trim()) throw new ProviderError(name, `${name} returned no answer`, { retryable: false });
       // `search_results` carries titles; `citations` (bare URLs) is the older field some deployments still send.

@@ -1,4 +1,5 @@
 import { Agent, request, type Dispatcher } from 'undici';
+import type { z } from 'zod';
 import { ProviderError } from '../types.ts';
 
 /**
@@ -8,6 +9,9 @@ import { ProviderError } from '../types.ts';
  * One attempt per call: a failure says whether another attempt may help (429, 5xx, network, timeout) and how long
  * the provider asked to wait. The durable runner is the only retry layer (docs/architecture.md §5), so a step sends
  * each provider request at most AGENT_API_MAX_ATTEMPTS times.
+ *
+ * Every answer is checked against the caller's zod schema: a body of another shape is a non-retryable ProviderError
+ * that names the provider and the first mismatching path, never the body (it may echo keys or prompts).
  */
 export interface JsonClientOptions {
   /** Provider name, for errors and logs. */
@@ -29,7 +33,16 @@ export interface JsonRequest {
 }
 
 export interface JsonClient {
-  call<T = unknown>(req: JsonRequest): Promise<T>;
+  /** One request; the JSON answer parsed with `schema` (loose object schemas keep fields the API adds). */
+  call<S extends z.ZodType>(req: JsonRequest, schema: S): Promise<z.output<S>>;
+}
+
+/** Where and how an answer missed its schema: the first issue's path and expected type, no values from the body. */
+export function shapeMismatch(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'at (root)';
+  const at = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
+  return issue.code === 'invalid_type' ? `at ${at} (expected ${issue.expected})` : `at ${at} (${issue.code})`;
 }
 
 /** One shared dispatcher for provider APIs: keep-alive, no environment proxies. */
@@ -48,7 +61,7 @@ export function createJsonClient(options: JsonClientOptions): JsonClient {
   const { provider, timeoutMs = 60_000, dispatcher = sharedAgent } = options;
   const base = options.baseUrl.replace(/\/+$/, '');
 
-  async function attempt<T>(req: JsonRequest): Promise<T> {
+  async function attempt<S extends z.ZodType>(req: JsonRequest, schema: S): Promise<z.output<S>> {
     const url = new URL(base + (req.path.startsWith('/') ? req.path : `/${req.path}`));
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const signals = [AbortSignal.timeout(timeoutMs), ...(req.signal ? [req.signal] : [])];
@@ -79,11 +92,21 @@ export function createJsonClient(options: JsonClientOptions): JsonClient {
           status: res.statusCode,
         });
       }
+      let parsed: unknown;
       try {
-        return JSON.parse(text) as T;
+        parsed = JSON.parse(text);
       } catch (cause) {
         throw new ProviderError(provider, `${provider} answered a body that is not JSON`, { retryable: false, cause });
       }
+      const checked = schema.safeParse(parsed);
+      // No `cause`: the zod error can carry values from the body into logs.
+      if (!checked.success) {
+        const where = shapeMismatch(checked.error);
+        throw new ProviderError(provider, `${provider} answered JSON of an unexpected shape ${where}`, {
+          retryable: false,
+        });
+      }
+      return checked.data;
     } catch (err) {
       if (err instanceof ProviderError) throw err;
       if (req.signal?.aborted) throw err;

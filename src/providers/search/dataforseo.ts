@@ -2,6 +2,7 @@
 //   https://docs.dataforseo.com/v3/serp/google/organic/live/advanced/   (request fields, `organic` and `video` items)
 //   https://docs.dataforseo.com/v3/serp/youtube/organic/live/advanced/  (`youtube_video` items)
 //   https://docs.dataforseo.com/v3/auth/  (HTTP Basic login:password)   https://docs.dataforseo.com/v3/appendix/errors/
+import { z } from 'zod';
 import { systemClock, type TimeSource } from '../../clock.ts';
 import { createJsonClient, type JsonClient, type JsonClientOptions } from '../http/json-client.ts';
 import type { ResearchPlatform, SearchOptions, SearchProvider, SearchResponse, SearchResult } from '../types.ts';
@@ -21,31 +22,49 @@ export interface DataForSeoOptions extends Omit<JsonClientOptions, 'provider' | 
   clock?: TimeSource;
 }
 
-/** One SERP item as DataForSEO returns it; only the fields the adapters read. */
-export interface DataForSeoItem {
-  type?: string;
-  rank_group?: number;
-  rank_absolute?: number;
-  url?: string | null;
-  title?: string | null;
-  description?: string | null;
-  source?: string | null;
-  items?: DataForSeoItem[] | null;
-  [key: string]: unknown;
+/**
+ * One SERP item as DataForSEO returns it; only the fields the adapters read are typed, the rest kept as they come.
+ * Nested `items` lists are heterogeneous (related_searches and people_also_search list plain strings, knowledge-graph
+ * rows carry their own fields), so an element of a nested list that is not an item of this shape is skipped, as the
+ * adapters would skip it; the SERP's own item list is checked element by element.
+ */
+const DataForSeoItemSchema = z.looseObject({
+  type: z.string().optional(),
+  rank_group: z.number().optional(),
+  rank_absolute: z.number().optional(),
+  url: z.string().nullable().optional(),
+  title: z.string().nullable().optional(),
+  description: z.string().nullable().optional(),
+  source: z.string().nullable().optional(),
+  get items(): z.ZodOptional<z.ZodNullable<z.ZodPreprocess<z.ZodArray<typeof DataForSeoItemSchema>>>> {
+    return z.preprocess(itemsOnly, z.array(DataForSeoItemSchema)).nullable().optional();
+  },
+});
+
+/** The elements of a nested list that are items; the rest (plain strings, other shapes) are skipped. */
+function itemsOnly(list: unknown): unknown {
+  return Array.isArray(list) ? list.filter((e) => DataForSeoItemSchema.safeParse(e).success) : list;
 }
 
-interface DataForSeoTask {
-  id?: string;
-  status_code?: number;
-  status_message?: string;
-  result?: Array<{ items?: DataForSeoItem[] | null; keyword?: string }> | null;
-}
+export type DataForSeoItem = z.output<typeof DataForSeoItemSchema>;
 
-interface DataForSeoEnvelope {
-  status_code?: number;
-  status_message?: string;
-  tasks?: DataForSeoTask[] | null;
-}
+const DataForSeoTaskSchema = z.looseObject({
+  id: z.string().optional(),
+  status_code: z.number().optional(),
+  status_message: z.string().optional(),
+  result: z
+    .array(
+      z.looseObject({ items: z.array(DataForSeoItemSchema).nullable().optional(), keyword: z.string().optional() }),
+    )
+    .nullable()
+    .optional(),
+});
+
+const DataForSeoEnvelopeSchema = z.looseObject({
+  status_code: z.number().optional(),
+  status_message: z.string().optional(),
+  tasks: z.array(DataForSeoTaskSchema).nullable().optional(),
+});
 
 /** Internal codes worth a later retry: search-engine error, per-minute rate limit, server-side failures. */
 function retryableCode(code: number): boolean {
@@ -84,12 +103,10 @@ export function createDataForSeoCaller(provider: string, options: DataForSeoOpti
   return {
     async liveItems(path, task, signal) {
       // Live endpoints take exactly one task per call, wrapped in the generic POST array.
-      const env = await client.call<DataForSeoEnvelope>({
-        method: 'POST',
-        path,
-        body: [task],
-        ...(signal ? { signal } : {}),
-      });
+      const env = await client.call(
+        { method: 'POST', path, body: [task], ...(signal ? { signal } : {}) },
+        DataForSeoEnvelopeSchema,
+      );
       const top = env.status_code ?? 0;
       if (top !== 20000) {
         throw new ProviderError(provider, `${provider} answered status ${top}: ${env.status_message ?? 'no message'}`, {

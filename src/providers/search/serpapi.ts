@@ -4,6 +4,7 @@
 //   https://serpapi.com/inline-videos    (inline_videos: position, title, link, channel, platform, date)
 //   https://serpapi.com/youtube-search-api  (engine=youtube, search_query, gl, hl; video_results)
 //   https://serpapi.com/api-errors  (HTTP status codes; `{"error": "..."}` bodies)
+import { z } from 'zod';
 import { systemClock, type TimeSource } from '../../clock.ts';
 import { createJsonClient, type JsonClientOptions } from '../http/json-client.ts';
 import type { ResearchPlatform, SearchOptions, SearchProvider, SearchResponse, SearchResult } from '../types.ts';
@@ -17,28 +18,32 @@ export interface SerpApiOptions extends Omit<JsonClientOptions, 'provider' | 'ba
   clock?: TimeSource;
 }
 
-interface SerpApiLink {
-  position?: number;
-  position_on_page?: number;
-  title?: string;
-  link?: string;
-  snippet?: string;
-  description?: string;
-  channel?: string | { name?: string };
-  platform?: string;
-  source?: string;
-  date?: string;
-  duration?: string;
-  length?: string;
-}
+const SerpApiLinkSchema = z.looseObject({
+  position: z.number().optional(),
+  position_on_page: z.number().optional(),
+  title: z.string().optional(),
+  link: z.string().optional(),
+  snippet: z.string().optional(),
+  description: z.string().optional(),
+  channel: z.union([z.string(), z.looseObject({ name: z.string().optional() })]).optional(),
+  platform: z.string().optional(),
+  source: z.string().optional(),
+  date: z.string().optional(),
+  duration: z.string().optional(),
+  length: z.string().optional(),
+});
 
-interface SerpApiResponse {
-  search_metadata?: { status?: string };
-  error?: string;
-  organic_results?: SerpApiLink[];
-  inline_videos?: SerpApiLink[];
-  video_results?: SerpApiLink[];
-}
+type SerpApiLink = z.output<typeof SerpApiLinkSchema>;
+
+const SerpApiResponseSchema = z.looseObject({
+  search_metadata: z.looseObject({ status: z.string().optional() }).optional(),
+  error: z.string().optional(),
+  organic_results: z.array(SerpApiLinkSchema).optional(),
+  inline_videos: z.array(SerpApiLinkSchema).optional(),
+  video_results: z.array(SerpApiLinkSchema).optional(),
+});
+
+type SerpApiResponse = z.output<typeof SerpApiResponseSchema>;
 
 const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 
@@ -109,12 +114,15 @@ export function createSerpApiSearch(options: SerpApiOptions): SearchProvider {
       }
       // No `no_cache`: SerpApi serves an identical search from its one-hour cache without charging, which is what
       // a retried step wants.
-      const body = await client.call<SerpApiResponse>({
-        method: 'GET',
-        path: '/search.json',
-        query: { ...query_, api_key: apiKey },
-        ...(opts.signal ? { signal: opts.signal } : {}),
-      });
+      const body = await client.call(
+        {
+          method: 'GET',
+          path: '/search.json',
+          query: { ...query_, api_key: apiKey },
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        },
+        SerpApiResponseSchema,
+      );
       if (body.error && !NO_RESULTS.test(body.error)) {
         throw new ProviderError(name, `${name} answered an error: ${body.error.slice(0, 300)}`, { retryable: false });
       }

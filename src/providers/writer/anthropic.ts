@@ -4,6 +4,7 @@
 //   https://docs.anthropic.com/en/docs/build-with-claude/tool-use  (tools [{name, description, input_schema}],
 //     tool_choice {type:'tool', name} forces one tool; read the `tool_use` block's `input`)
 //   https://docs.anthropic.com/en/api/errors  (529 overloaded_error: retry later)
+import { z } from 'zod';
 import { createJsonClient, type JsonClient, type JsonClientOptions } from '../http/json-client.ts';
 import type { Writer, WriterRequest, WriterResponse } from '../types.ts';
 import { ProviderError } from '../types.ts';
@@ -20,23 +21,35 @@ export interface AnthropicOptions extends Omit<JsonClientOptions, 'provider' | '
   defaultMaxTokens?: number;
 }
 
-/** A content block of a Messages response; only the fields the adapters read. */
-export interface AnthropicBlock {
-  type: string;
-  text?: string;
-  name?: string;
-  input?: unknown;
-  citations?: Array<{ type?: string; url?: string; title?: string | null }> | null;
-  content?: unknown;
-  [key: string]: unknown;
-}
+/** A content block of a Messages response; only the fields the adapters read are typed, the rest kept verbatim. */
+export const AnthropicBlockSchema = z.looseObject({
+  type: z.string(),
+  text: z.string().optional(),
+  name: z.string().optional(),
+  input: z.unknown().optional(),
+  citations: z
+    .array(
+      z.looseObject({
+        type: z.string().optional(),
+        url: z.string().optional(),
+        title: z.string().nullable().optional(),
+      }),
+    )
+    .nullable()
+    .optional(),
+  content: z.unknown().optional(),
+});
 
-export interface AnthropicMessage {
-  model?: string;
-  content?: AnthropicBlock[];
-  stop_reason?: string | null;
-  usage?: { input_tokens?: number; output_tokens?: number };
-}
+export type AnthropicBlock = z.output<typeof AnthropicBlockSchema>;
+
+export const AnthropicMessageSchema = z.looseObject({
+  model: z.string().optional(),
+  content: z.array(AnthropicBlockSchema).optional(),
+  stop_reason: z.string().nullable().optional(),
+  usage: z.looseObject({ input_tokens: z.number().optional(), output_tokens: z.number().optional() }).optional(),
+});
+
+export type AnthropicMessage = z.output<typeof AnthropicMessageSchema>;
 
 /** The Messages endpoint with Anthropic's auth and version headers over the JSON client. */
 export function createAnthropicClient(
@@ -90,14 +103,17 @@ export function createAnthropicWriter(options: AnthropicOptions): Writer {
             }
           : {}),
       };
-      const res = await client.call<AnthropicMessage>({
-        method: 'POST',
-        path: '/v1/messages',
-        body,
-        // Anthropic does not document Idempotency-Key for Messages; it is harmless and lets a proxy dedupe.
-        ...(request.idempotencyKey ? { headers: { 'idempotency-key': request.idempotencyKey } } : {}),
-        ...(request.signal ? { signal: request.signal } : {}),
-      });
+      const res = await client.call(
+        {
+          method: 'POST',
+          path: '/v1/messages',
+          body,
+          // Anthropic does not document Idempotency-Key for Messages; it is harmless and lets a proxy dedupe.
+          ...(request.idempotencyKey ? { headers: { 'idempotency-key': request.idempotencyKey } } : {}),
+          ...(request.signal ? { signal: request.signal } : {}),
+        },
+        AnthropicMessageSchema,
+      );
       if (res.stop_reason === 'refusal') {
         throw new ProviderError(name, `${name} refused the request`, { retryable: false });
       }

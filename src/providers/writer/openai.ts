@@ -3,6 +3,7 @@
 //     choices[0].message.content / refusal, finish_reason, usage)
 //   https://platform.openai.com/docs/guides/structured-outputs  (response_format {type:'json_schema',
 //     json_schema:{name, schema, strict:true}}; the root must be an object)
+import { z } from 'zod';
 import { createJsonClient, type JsonClientOptions } from '../http/json-client.ts';
 import type { Writer, WriterRequest, WriterResponse } from '../types.ts';
 import { ProviderError } from '../types.ts';
@@ -66,11 +67,20 @@ interface ChatMessage {
   content: string;
 }
 
-interface ChatCompletion {
-  model?: string;
-  choices?: Array<{ finish_reason?: string; message?: { content?: string | null; refusal?: string | null } }>;
-  usage?: { prompt_tokens?: number; completion_tokens?: number };
-}
+const ChatCompletionSchema = z.looseObject({
+  model: z.string().optional(),
+  choices: z
+    .array(
+      z.looseObject({
+        finish_reason: z.string().optional(),
+        message: z
+          .looseObject({ content: z.string().nullable().optional(), refusal: z.string().nullable().optional() })
+          .optional(),
+      }),
+    )
+    .optional(),
+  usage: z.looseObject({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).optional(),
+});
 
 /** A Writer over any OpenAI-compatible `/chat/completions`. */
 export function createOpenAiWriter(options: OpenAiWriterOptions): Writer {
@@ -106,14 +116,17 @@ export function createOpenAiWriter(options: OpenAiWriterOptions): Writer {
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
       ...(responseFormat ? { response_format: responseFormat } : {}),
     };
-    const res = await client.call<ChatCompletion>({
-      method: 'POST',
-      path: '/chat/completions',
-      body,
-      // Not every server honours Idempotency-Key; sending it is harmless and lets the ones that do dedupe.
-      ...(key ? { headers: { 'idempotency-key': key } } : {}),
-      ...(request.signal ? { signal: request.signal } : {}),
-    });
+    const res = await client.call(
+      {
+        method: 'POST',
+        path: '/chat/completions',
+        body,
+        // Not every server honours Idempotency-Key; sending it is harmless and lets the ones that do dedupe.
+        ...(key ? { headers: { 'idempotency-key': key } } : {}),
+        ...(request.signal ? { signal: request.signal } : {}),
+      },
+      ChatCompletionSchema,
+    );
     const choice = res.choices?.[0];
     const message = choice?.message;
     if (message?.refusal) {
