@@ -72,7 +72,11 @@ const ChatCompletionSchema = z.looseObject({
   choices: z
     .array(
       z.looseObject({
-        finish_reason: z.string().optional(),
+        // null from some OpenAI-compatible servers: read as absent.
+        finish_reason: z
+          .string()
+          .nullish()
+          .transform((v) => v ?? undefined),
         message: z
           .looseObject({ content: z.string().nullable().optional(), refusal: z.string().nullable().optional() })
           .optional(),
