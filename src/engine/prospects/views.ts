@@ -1,4 +1,6 @@
+import type { z } from 'zod';
 import { iso } from '../../clock.ts';
+import type { ProspectItemRecord, ProspectListRecord } from './contract.ts';
 import {
   countColumn,
   itemCount,
@@ -9,7 +11,7 @@ import {
 import type { ProspectStatus } from '../../store/schema.ts';
 
 /** A list as the API answers it: counts for every status, zeros included. */
-export function prospectListView(row: ProspectListRow) {
+export function prospectListView(row: ProspectListRow): z.output<typeof ProspectListRecord> {
   const breakdown = Object.fromEntries(PROSPECT_STATUSES.map((s) => [s, row[countColumn(s)]])) as Record<
     ProspectStatus,
     number
@@ -33,7 +35,7 @@ function domainOf(url: string): string {
 }
 
 /** An item's compact fields: target identity, canonical url, type, status, notes, contact path, timestamps. */
-export function prospectItemView(row: ProspectItemRow) {
+export function prospectItemView(row: ProspectItemRow): z.output<typeof ProspectItemRecord> {
   return {
     item_id: row.id,
     list_id: row.list_id,

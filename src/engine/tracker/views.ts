@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { iso } from '../../clock.ts';
 import { billingStatus } from '../accounts/contract.ts';
 import type {
@@ -9,13 +10,20 @@ import type {
 } from '../../store/repos/tracker.ts';
 import type { TrackerScanStatus } from '../../store/schema.ts';
 import { JSON_COLUMNS } from '../../store/json-columns.ts';
-import { isUsableScan } from './contract.ts';
+import {
+  isUsableScan,
+  type Overall,
+  type PlatformMeasurement,
+  type ProjectRecord,
+  type QueryResult,
+  type ScanRecord,
+} from './contract.ts';
 import { denominators, overallSpi } from './spi.ts';
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 /** A project's configuration; `queries` only in the detail view (lists carry the count). */
-export function projectView(row: TrackerProjectRow, withQueries: boolean) {
+export function projectView(row: TrackerProjectRow, withQueries: boolean): z.output<typeof ProjectRecord> {
   return {
     project_id: row.id,
     client_id: row.client_id,
@@ -39,7 +47,7 @@ function scanBilling(row: Pick<TrackerScanRow, 'status' | 'ledger_state'>) {
 }
 
 /** The scan (run) record: what start_tracker_scan answers and project reads show as `latest_run`. */
-export function scanView(row: TrackerScanRow) {
+export function scanView(row: TrackerScanRow): z.output<typeof ScanRecord> {
   return {
     run_id: row.id,
     project_id: row.project_id,
@@ -58,7 +66,7 @@ export function scanView(row: TrackerScanRow) {
 }
 
 /** One platform's measurement in a snapshot: where it came from, its status, SPI and denominators. */
-export function platformView(s: TrackerSummaryRow, runStatus: TrackerScanStatus) {
+export function platformView(s: TrackerSummaryRow, runStatus: TrackerScanStatus): z.output<typeof PlatformMeasurement> {
   return {
     platform: s.platform,
     status: s.status,
@@ -72,7 +80,7 @@ export function platformView(s: TrackerSummaryRow, runStatus: TrackerScanStatus)
   };
 }
 
-export function resultView(r: TrackerResultRow) {
+export function resultView(r: TrackerResultRow): z.output<typeof QueryResult> {
   return {
     query: r.query,
     status: r.status,
@@ -86,7 +94,7 @@ export function resultView(r: TrackerResultRow) {
 }
 
 /** The overall SPI of a set of platform measurements, with its denominators. */
-export function overallView(summaries: readonly (TrackerSummaryRow | LatestSummaryRow)[]) {
+export function overallView(summaries: readonly (TrackerSummaryRow | LatestSummaryRow)[]): z.output<typeof Overall> {
   const o = overallSpi(summaries);
   return {
     spi: o.spi,
