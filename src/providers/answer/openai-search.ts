@@ -6,7 +6,8 @@
 //   https://platform.openai.com/docs/api-reference/chat/create
 import { z } from 'zod';
 import { systemClock, type TimeSource } from '../../clock.ts';
-import { createJsonClient, type JsonClientOptions } from '../http/json-client.ts';
+import { callOptions, createJsonClient, type JsonClientOptions } from '../http/json-client.ts';
+import { chatCompletionSchema } from '../http/openai-chat.ts';
 import { approximateLocation } from '../search/platforms.ts';
 import type { Answer, AnswerCitation, AnswerEngine, AnswerOptions, AnswerPlatform } from '../types.ts';
 import { ProviderError } from '../types.ts';
@@ -26,26 +27,8 @@ const UrlCitationAnnotationSchema = z.looseObject({
   url_citation: z.looseObject({ url: z.string().optional(), title: z.string().nullable().optional() }).optional(),
 });
 
-const SearchCompletionSchema = z.looseObject({
-  model: z.string().optional(),
-  choices: z
-    .array(
-      z.looseObject({
-        // null from some OpenAI-compatible servers: read as absent.
-        finish_reason: z
-          .string()
-          .nullish()
-          .transform((v) => v ?? undefined),
-        message: z
-          .looseObject({
-            content: z.string().nullable().optional(),
-            refusal: z.string().nullable().optional(),
-            annotations: z.array(UrlCitationAnnotationSchema).nullable().optional(),
-          })
-          .optional(),
-      }),
-    )
-    .optional(),
+const SearchCompletionSchema = chatCompletionSchema({
+  annotations: z.array(UrlCitationAnnotationSchema).nullable().optional(),
 });
 
 /** Distinct cited URLs in first-cited order; the first title seen for a URL wins. */
@@ -100,8 +83,7 @@ export function createOpenAiSearchEngine(options: OpenAiSearchOptions): AnswerEn
           method: 'POST',
           path: '/chat/completions',
           body,
-          ...(opts.idempotencyKey ? { headers: { 'idempotency-key': opts.idempotencyKey } } : {}),
-          ...(opts.signal ? { signal: opts.signal } : {}),
+          ...callOptions(opts),
         },
         SearchCompletionSchema,
       );

@@ -5,7 +5,7 @@
 //   https://docs.perplexity.ai/guides/chat-completions-guide  (OpenAI-compatible request and choices)
 import { z } from 'zod';
 import { systemClock, type TimeSource } from '../../clock.ts';
-import { createJsonClient, type JsonClientOptions } from '../http/json-client.ts';
+import { callOptions, createJsonClient, type JsonClientOptions } from '../http/json-client.ts';
 import { approximateLocation } from '../search/platforms.ts';
 import type { Answer, AnswerEngine, AnswerOptions, AnswerPlatform } from '../types.ts';
 import { ProviderError } from '../types.ts';
@@ -60,8 +60,7 @@ export function createPerplexityEngine(options: PerplexityOptions): AnswerEngine
           method: 'POST',
           path: '/chat/completions',
           body,
-          ...(opts.idempotencyKey ? { headers: { 'idempotency-key': opts.idempotencyKey } } : {}),
-          ...(opts.signal ? { signal: opts.signal } : {}),
+          ...callOptions(opts),
         },
         SonarResponseSchema,
       );

@@ -32,6 +32,17 @@ export interface JsonRequest {
   signal?: AbortSignal;
 }
 
+/** A request's idempotency key (sent as `Idempotency-Key`, so a retried call is not paid twice) and abort signal. */
+export function callOptions(o: {
+  idempotencyKey?: string | undefined;
+  signal?: AbortSignal | undefined;
+}): Pick<JsonRequest, 'headers' | 'signal'> {
+  return {
+    ...(o.idempotencyKey ? { headers: { 'idempotency-key': o.idempotencyKey } } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+  };
+}
+
 export interface JsonClient {
   /** One request; the JSON answer parsed with `schema` (loose object schemas keep fields the API adds). */
   call<S extends z.ZodType>(req: JsonRequest, schema: S): Promise<z.output<S>>;

@@ -5,7 +5,7 @@
 //     tool_choice {type:'tool', name} forces one tool; read the `tool_use` block's `input`)
 //   https://docs.anthropic.com/en/api/errors  (529 overloaded_error: retry later)
 import { z } from 'zod';
-import { createJsonClient, type JsonClient, type JsonClientOptions } from '../http/json-client.ts';
+import { callOptions, createJsonClient, type JsonClient, type JsonClientOptions } from '../http/json-client.ts';
 import type { Writer, WriterRequest, WriterResponse } from '../types.ts';
 import { ProviderError } from '../types.ts';
 import { objectRootSchema, schemaToolName } from './openai.ts';
@@ -109,8 +109,7 @@ export function createAnthropicWriter(options: AnthropicOptions): Writer {
           path: '/v1/messages',
           body,
           // Anthropic does not document Idempotency-Key for Messages; it is harmless and lets a proxy dedupe.
-          ...(request.idempotencyKey ? { headers: { 'idempotency-key': request.idempotencyKey } } : {}),
-          ...(request.signal ? { signal: request.signal } : {}),
+          ...callOptions(request),
         },
         AnthropicMessageSchema,
       );

@@ -3,8 +3,8 @@
 //     choices[0].message.content / refusal, finish_reason, usage)
 //   https://platform.openai.com/docs/guides/structured-outputs  (response_format {type:'json_schema',
 //     json_schema:{name, schema, strict:true}}; the root must be an object)
-import { z } from 'zod';
 import { createJsonClient, type JsonClientOptions } from '../http/json-client.ts';
+import { chatCompletionSchema } from '../http/openai-chat.ts';
 import type { Writer, WriterRequest, WriterResponse } from '../types.ts';
 import { ProviderError } from '../types.ts';
 
@@ -67,24 +67,7 @@ interface ChatMessage {
   content: string;
 }
 
-const ChatCompletionSchema = z.looseObject({
-  model: z.string().optional(),
-  choices: z
-    .array(
-      z.looseObject({
-        // null from some OpenAI-compatible servers: read as absent.
-        finish_reason: z
-          .string()
-          .nullish()
-          .transform((v) => v ?? undefined),
-        message: z
-          .looseObject({ content: z.string().nullable().optional(), refusal: z.string().nullable().optional() })
-          .optional(),
-      }),
-    )
-    .optional(),
-  usage: z.looseObject({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).optional(),
-});
+const ChatCompletionSchema = chatCompletionSchema({});
 
 /** A Writer over any OpenAI-compatible `/chat/completions`. */
 export function createOpenAiWriter(options: OpenAiWriterOptions): Writer {
