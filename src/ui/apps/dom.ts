@@ -22,3 +22,7 @@ export const list = (v: unknown): Record<string, unknown>[] =>
   Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null) : [];
 
 export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** `v` when it is an object (not an array), else an empty one: tool results are read as untrusted input. */
+export const obj = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};

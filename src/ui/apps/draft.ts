@@ -3,7 +3,7 @@
  * paragraphs and lists (built as DOM text: nothing in a draft becomes markup), with its citations listed below.
  */
 import { lexer, type Token, type Tokens } from 'marked';
-import { h, list, str } from './dom.ts';
+import { h, list, obj, str } from './dom.ts';
 
 /** The plain text of inline tokens (links, emphasis and code become their text). */
 function inline(tokens: Token[] | undefined, fallback: string): string {
@@ -36,7 +36,7 @@ function blocks(tokens: Token[]): Node[] {
 }
 
 export function renderDraft(body: Record<string, unknown>): Node {
-  const draft = (body.draft ?? {}) as Record<string, unknown>;
+  const draft = obj(body.draft);
   const content = str(draft.content) || str(body.content);
   const sources = list(body.sources);
   return h(

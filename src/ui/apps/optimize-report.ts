@@ -2,7 +2,7 @@
  * The Optimize report view (MCP Apps), linked from get_optimization and score_content: the score, the category
  * bars, the recommendations by points, the term table with competitor ranges, the competitors and the pages left out.
  */
-import { h, list, num, str } from './dom.ts';
+import { h, list, num, obj, str } from './dom.ts';
 
 function bar(label: string, percent: number): HTMLElement {
   const p = Math.max(0, Math.min(100, percent));
@@ -37,7 +37,7 @@ function table(head: string[], rows: (string | number)[][]): HTMLElement {
 
 /** A result from get_optimization (view full) or score_content: both carry the scored result. */
 export function renderReport(body: Record<string, unknown>): Node {
-  const result = (body.result ?? body) as Record<string, unknown>;
+  const result = obj(body.result ?? body);
   const title = str(body.keyword) || 'Optimize report';
   if (typeof result.rankabilityScore !== 'number')
     return h(
@@ -50,7 +50,6 @@ export function renderReport(body: Record<string, unknown>): Node {
         `Status: ${str(body.status) || 'not scored yet'}. The report appears once the optimization is complete.`,
       ),
     );
-  const categories = (result.categoryScores ?? {}) as Record<string, number>;
   return h(
     'section',
     {},
@@ -58,7 +57,7 @@ export function renderReport(body: Record<string, unknown>): Node {
     str(body.url) ? h('p', { class: 'muted' }, str(body.url)) : null,
     h('p', { class: 'score' }, h('strong', {}, num(result.rankabilityScore)), ' / 100'),
     h('h2', {}, 'Categories'),
-    ...Object.entries(categories).map(([k, v]) => bar(k, v)),
+    ...Object.entries(obj(result.categoryScores)).flatMap(([k, v]) => (typeof v === 'number' ? [bar(k, v)] : [])),
     h('h2', {}, 'Recommendations'),
     h(
       'ol',
@@ -77,7 +76,7 @@ export function renderReport(body: Record<string, unknown>): Node {
     table(
       ['term', 'status', 'on the page', 'competitors p25–p75'],
       list(result.entities).map((e) => {
-        const range = (e.competitorRange ?? {}) as Record<string, unknown>;
+        const range = obj(e.competitorRange);
         return [str(e.term), str(e.status), num(e.sourceUses, 0), `${num(range.p25)}–${num(range.p75)}`];
       }),
     ),

@@ -4,7 +4,7 @@
  * day without a successful run is a gap in the line, never a zero; each point's tooltip gives its date and value.
  */
 import { trendChart } from '../../charts/trend.ts';
-import { h, list, num, str } from './dom.ts';
+import { h, list, num, obj, str } from './dom.ts';
 import { svgElement } from './svg.ts';
 
 export function renderTrends(body: Record<string, unknown>): Node {
@@ -23,7 +23,7 @@ export function renderTrends(body: Record<string, unknown>): Node {
       ...platforms.map((name) => ({
         name,
         values: points.map((p) => {
-          const v = (p.platforms as Record<string, unknown> | undefined)?.[name];
+          const v = obj(p.platforms)[name];
           return typeof v === 'number' ? v : null;
         }),
       })),

@@ -3,7 +3,7 @@
  * content of the tool result the host hands it, and reaches the server only through the host.
  */
 import { App } from '@modelcontextprotocol/ext-apps';
-import { h } from './dom.ts';
+import { h, obj, str } from './dom.ts';
 
 /**
  * Connects the view to its host and renders each tool result it receives into `#root`. `render` gets the result's
@@ -14,10 +14,10 @@ export function mountView(name: string, render: (body: Record<string, unknown>) 
   const show = (node: Node) => root.replaceChildren(node);
   const app = new App({ name: `agent-api ${name}`, version: '1' });
   app.ontoolresult = (result) => {
-    const body = (result.structuredContent ?? {}) as Record<string, unknown>;
-    const error = body.error as { code?: string; message?: string } | undefined;
-    if (result.isError || error)
-      show(h('p', { class: 'error', role: 'alert' }, `${error?.code ?? 'error'}: ${error?.message ?? ''}`));
+    const body = obj(result.structuredContent);
+    const error = obj(body.error);
+    if (result.isError || body.error)
+      show(h('p', { class: 'error', role: 'alert' }, `${str(error.code) || 'error'}: ${str(error.message)}`));
     else show(render(body));
   };
   void app.connect();
