@@ -60,23 +60,24 @@ export const ContentJobDetail = z.object({
 /** The kind of a content list row: a content job or an Autopilot run. */
 export const LIST_KINDS = ['content_job', 'autopilot'] as const;
 
-export const ContentJobRowView = z.object({
-  job_id: z.string(),
-  kind: z.enum(LIST_KINDS),
-  client_id: z.string(),
-  creation_source: z.enum(CREATION_SOURCES),
-  mode: z.enum(CONTENT_MODES).nullable(),
-  status: z.string(),
-  progress: Progress,
-  content_type: z.string().nullable(),
-  topic: z.string(),
-  research_platforms: z.array(z.string()),
-  error: z.string().nullable(),
-  error_code: ErrorCode,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  completed_at: Timestamp.nullable(),
-});
+/** A list row: the detail record's identity, status and timing fields, with the list's kind of run. */
+export const ContentJobRowView = ContentJobDetail.pick({
+  job_id: true,
+  kind: true,
+  client_id: true,
+  creation_source: true,
+  mode: true,
+  status: true,
+  progress: true,
+  content_type: true,
+  topic: true,
+  research_platforms: true,
+  error: true,
+  error_code: true,
+  created_at: true,
+  updated_at: true,
+  completed_at: true,
+}).extend({ kind: z.enum(LIST_KINDS) });
 
 export const AutopilotStarted = z.object({
   job_id: z.string(),
