@@ -49,13 +49,14 @@ process.stderr.write(`agent-api: built dist/ in ${Date.now() - started} ms\n`);
 
 /**
  * The MCP Apps views (src/ui/apps): each one HTML file with its script and styles inline (a host renders it in a
- * sandboxed iframe with no network), in dist/apps/<name>.html, served as `ui://agent-api/<name>` resources.
+ * sandboxed iframe with no network), in dist/apps/<name>.html, served as `ui://agent-api/<name>` resources. Each
+ * view module exports its `view` (defineView: the operations it renders, typed by their output schemas).
  */
 async function buildViews() {
   const VIEWS = [
-    { name: 'optimize-report', module: './optimize-report.ts', render: 'renderReport', title: 'Optimize report' },
-    { name: 'trend-chart', module: './trend-chart.ts', render: 'renderTrends', title: 'Visibility trend' },
-    { name: 'draft', module: './draft.ts', render: 'renderDraft', title: 'Draft' },
+    { name: 'optimize-report', module: './optimize-report.ts', title: 'Optimize report' },
+    { name: 'trend-chart', module: './trend-chart.ts', title: 'Visibility trend' },
+    { name: 'draft', module: './draft.ts', title: 'Draft' },
   ];
   const css = readFileSync(`${root}src/ui/apps/view.css`, 'utf8');
   mkdirSync(`${root}dist/apps`, { recursive: true });
@@ -63,7 +64,7 @@ async function buildViews() {
     const out = await build({
       absWorkingDir: root,
       stdin: {
-        contents: `import { ${view.render} } from '${view.module}';\nimport { mountView } from './view.ts';\nmountView(${JSON.stringify(view.title)}, ${view.render});\n`,
+        contents: `import { view } from '${view.module}';\nimport { mountView } from './view.ts';\nmountView(${JSON.stringify(view.title)}, view);\n`,
         resolveDir: `${root}src/ui/apps`,
         sourcefile: `${view.name}.entry.ts`,
         loader: 'ts',

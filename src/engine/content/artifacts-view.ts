@@ -22,35 +22,21 @@
  * Nothing stored changes: this only shapes what `artifactsView` read.
  */
 import { ApiError } from '../../errors.ts';
+import {
+  ARTIFACT_PARTS,
+  BRIEF_TERMS,
+  type ArtifactFormat,
+  type ArtifactInclude,
+  type ArtifactPart,
+} from './artifact-parts.ts';
 import type { artifactsView } from './views.ts';
 import { writerNotice } from './notice.ts';
 import { renderDraftHtml, renderDraftMarkdown, type DraftSource, type FootnoteCitation } from './render-draft.ts';
 
-/** The whole parts `include` can name; job_id, status, writer, notice and sources are always answered. */
-export const ARTIFACT_PARTS = [
-  'outline',
-  'seo_metadata',
-  'entities',
-  'faqs',
-  'draft',
-  'citations',
-  'review',
-  'score',
-] as const;
-export type ArtifactPart = (typeof ARTIFACT_PARTS)[number];
-
-/** What `include` takes: a whole part, `brief` (the brief in short form) or `all` (every whole part). */
-export const ARTIFACT_INCLUDES = [...ARTIFACT_PARTS, 'brief', 'all'] as const;
-export type ArtifactInclude = (typeof ARTIFACT_INCLUDES)[number];
+export { ARTIFACT_PARTS } from './artifact-parts.ts';
 
 /** What an MCP call answers without `include` (the tool's MCP default): the draft and the brief in short form. */
 export const ASSISTANT_INCLUDE: readonly ArtifactInclude[] = ['draft', 'brief'];
-
-/** Terms the short brief names, most important first. */
-export const BRIEF_TERMS = 10;
-
-export const ARTIFACT_FORMATS = ['json', 'markdown', 'html'] as const;
-export type ArtifactFormat = (typeof ARTIFACT_FORMATS)[number];
 
 /** The media type each rendered format answers on REST. */
 export const DOCUMENT_MEDIA_TYPES = {

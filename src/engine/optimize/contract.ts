@@ -5,6 +5,11 @@
  */
 import { z } from 'zod';
 
+/** Recommendations score_content's summary view carries, most points first. */
+export const SUMMARY_RECOMMENDATIONS = 10;
+/** Term rows score_content's summary view carries, most important first. */
+export const SUMMARY_TERMS = 15;
+
 /** One thing to change, with the points following it adds (docs/scoring.md, "Coherent advice"). */
 export const Recommendation = z.object({
   id: z.string().describe('The check, or check:term for term advice; stable for the same input.'),

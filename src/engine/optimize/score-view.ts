@@ -4,14 +4,11 @@
  * answers every check, term and recommendation (the whole answer it always gave).
  */
 import type { EntityRow, Recommendation, ScoreCheck } from '../analysis/score/types.ts';
+import { SUMMARY_RECOMMENDATIONS, SUMMARY_TERMS } from './contract.ts';
 
 export const SCORE_VIEWS = ['summary', 'full'] as const;
 export type ScoreView = (typeof SCORE_VIEWS)[number];
 
-/** Recommendations the summary view carries, most points first. */
-export const SUMMARY_RECOMMENDATIONS = 10;
-/** Term rows the summary view carries, most important first. */
-export const SUMMARY_TERMS = 15;
 /** Recommendation ids a delta lists per side (resolved, new); the counts are always whole. */
 const DELTA_IDS = 10;
 

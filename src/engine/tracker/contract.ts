@@ -155,3 +155,28 @@ export const QueryResult = z.object({
 });
 
 export const SnapshotMethod = z.enum(['latest_per_platform', 'latest_run']);
+
+/** A project's SPI per UTC day (get_tracker_trends): a day without a successful run is a gap (spi null), never a zero. */
+export const TrendsRecord = z.object({
+  project_id: z.string(),
+  days: z.number().int(),
+  from: z.string().describe('First day (YYYY-MM-DD, UTC).'),
+  to: z.string().describe('Last day: today (UTC).'),
+  timezone: z.literal('UTC'),
+  method: z.string(),
+  platforms_expected: z.array(Platform),
+  points: z.array(
+    z.object({
+      date: z.string(),
+      run_status: ScanStatus.nullable().describe(
+        'Status of the run the point comes from; failed when only failed runs finished that day; null when none did.',
+      ),
+      run_id: z.string().nullable(),
+      spi: z.number().nullable().describe('Null: no successful run that day (a gap, not a zero).'),
+      platforms: z
+        .partialRecord(Platform, z.number())
+        .describe('SPI per platform measured that day; absent platforms have no data.'),
+      runs: z.number().int().describe('Runs finished that day.'),
+    }),
+  ),
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ARTIFACT_FORMATS, ARTIFACT_INCLUDES, BRIEF_TERMS } from '../../engine/content/artifacts-view.ts';
+import { ARTIFACT_FORMATS, ARTIFACT_INCLUDES, BRIEF_TERMS } from '../../engine/content/artifact-parts.ts';
 
 /**
  * get_content_artifacts' input and answer: `include` picks the parts of the JSON answer, `format` answers JSON or the

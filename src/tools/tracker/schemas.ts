@@ -15,4 +15,5 @@ export {
   PlatformMeasurement,
   QueryResult,
   SnapshotMethod,
+  TrendsRecord,
 } from '../../engine/tracker/contract.ts';

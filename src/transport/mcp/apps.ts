@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProtocolError, ProtocolErrorCode, type Resource } from '@modelcontextprotocol/server';
 import { APPS_PATH } from '../../config.ts';
+import type { ViewOperation } from '../../ui/apps/outputs.ts';
 
 export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
 
@@ -16,8 +17,8 @@ interface View {
   name: string;
   title: string;
   description: string;
-  /** The tools whose results it shows. */
-  tools: readonly string[];
+  /** The tools whose results it shows: the view is typed by their output schemas (src/ui/apps/outputs.ts). */
+  tools: readonly ViewOperation[];
 }
 
 const VIEWS: readonly View[] = [
@@ -45,7 +46,7 @@ const uriOf = (view: View) => `ui://agent-api/${view.name}`;
 
 /** A tool's `_meta` naming its view, or undefined when it has none. */
 export function appMetaFor(tool: string): { ui: { resourceUri: string } } | undefined {
-  const view = VIEWS.find((v) => v.tools.includes(tool));
+  const view = VIEWS.find((v) => v.tools.some((t) => t === tool));
   return view ? { ui: { resourceUri: uriOf(view) } } : undefined;
 }
 

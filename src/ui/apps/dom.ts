@@ -1,7 +1,10 @@
 /**
  * The DOM builder of the MCP Apps views: every string is written as text (scraped titles, drafts and notes are
- * hostile), attributes never carry handlers.
+ * hostile), attributes never carry handlers. And the readers of an untrusted tool result (outputs.ts, `Untrusted`):
+ * each checks the value's kind at run time and answers a value of that kind, or an empty one.
  */
+import type { JsonObject } from './outputs.ts';
+
 type Child = Node | string | number | null | undefined | false;
 
 /** An element with attributes (never `on*` handlers or raw HTML) and children, strings added as text nodes. */
@@ -18,11 +21,24 @@ export function h(tag: string, attrs: Record<string, string> = {}, ...children: 
 export const num = (v: unknown, digits = 1): string =>
   typeof v === 'number' && Number.isFinite(v) ? String(Math.round(v * 10 ** digits) / 10 ** digits) : '–';
 
-export const list = (v: unknown): Record<string, unknown>[] =>
-  Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null) : [];
-
 export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** `v` when it is an object (not an array), else an empty one: tool results are read as untrusted input. */
-export const obj = (v: unknown): Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+type Scalar = string | number | boolean | null | undefined;
+
+/** An object with no fields: what `obj` answers for a value that is not an object. */
+export type NoFields = { readonly [key: string]: undefined };
+const NO_FIELDS: NoFields = {};
+
+/** `v` when it is an object (not an array), else an empty one: the object's fields, each still to be checked. */
+export function obj<F extends object>(v: F | Scalar | unknown[]): F | NoFields {
+  return isObject(v) ? v : NO_FIELDS;
+}
+
+/** The objects of `v` when it is an array (anything else in it skipped), else none. */
+export function list<E>(v: E[] | Scalar | JsonObject): Exclude<E, Scalar | unknown[]>[] {
+  return Array.isArray(v) ? v.filter(isObject) : [];
+}
+
+function isObject<V>(v: V): v is Exclude<V, Scalar | unknown[]> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

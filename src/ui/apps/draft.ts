@@ -4,6 +4,8 @@
  */
 import { lexer, type Token, type Tokens } from 'marked';
 import { h, list, obj, str } from './dom.ts';
+import type { ViewBody } from './outputs.ts';
+import { defineView } from './view.ts';
 
 /** The plain text of inline tokens (links, emphasis and code become their text). */
 function inline(tokens: Token[] | undefined, fallback: string): string {
@@ -35,7 +37,7 @@ function blocks(tokens: Token[]): Node[] {
   return out;
 }
 
-export function renderDraft(body: Record<string, unknown>): Node {
+export function renderDraft(body: ViewBody<'get_content_artifacts'>): Node {
   const draft = obj(body.draft);
   const content = str(draft.content) || str(body.content);
   const sources = list(body.sources);
@@ -52,3 +54,5 @@ export function renderDraft(body: Record<string, unknown>): Node {
       : null,
   );
 }
+
+export const view = defineView(['get_content_artifacts'], renderDraft);

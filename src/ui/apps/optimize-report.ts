@@ -3,6 +3,8 @@
  * bars, the recommendations by points, the term table with competitor ranges, the competitors and the pages left out.
  */
 import { h, list, num, obj, str } from './dom.ts';
+import type { ViewBody } from './outputs.ts';
+import { defineView } from './view.ts';
 
 function bar(label: string, percent: number): HTMLElement {
   const p = Math.max(0, Math.min(100, percent));
@@ -36,8 +38,11 @@ function table(head: string[], rows: (string | number)[][]): HTMLElement {
 }
 
 /** A result from get_optimization (view full) or score_content: both carry the scored result. */
-export function renderReport(body: Record<string, unknown>): Node {
+export function renderReport(body: ViewBody<'get_optimization' | 'score_content'>): Node {
   const result = obj(body.result ?? body);
+  // The ranking pages are in get_optimization's result only (score_content's answer has none).
+  const competitors = list('competitors' in result ? result.competitors : undefined);
+  const excluded = list('excluded_competitors' in result ? result.excluded_competitors : undefined);
   const title = str(body.keyword) || 'Optimize report';
   if (typeof result.rankabilityScore !== 'number')
     return h(
@@ -83,26 +88,22 @@ export function renderReport(body: Record<string, unknown>): Node {
     h('h2', {}, 'Competitors'),
     table(
       ['position', 'page', 'words', 'score'],
-      list(result.competitors).map((c) => [
+      competitors.map((c) => [
         num(c.position, 0),
         `${str(c.title)} (${str(c.url)})`,
         num(c.wordCount, 0),
         num(c.score),
       ]),
     ),
-    list(result.excluded_competitors).length
+    excluded.length
       ? h(
           'details',
           {},
           h('summary', {}, 'Ranking pages left out'),
-          h(
-            'ul',
-            {},
-            ...list(result.excluded_competitors).map((x) =>
-              h('li', {}, `${str(x.url)}: ${str(x.reason)} (${str(x.detail)})`),
-            ),
-          ),
+          h('ul', {}, ...excluded.map((x) => h('li', {}, `${str(x.url)}: ${str(x.reason)} (${str(x.detail)})`))),
         )
       : null,
   );
 }
+
+export const view = defineView(['get_optimization', 'score_content'], renderReport);

@@ -6,8 +6,10 @@
 import { trendChart } from '../../charts/trend.ts';
 import { h, list, num, obj, str } from './dom.ts';
 import { svgElement } from './svg.ts';
+import type { ViewBody } from './outputs.ts';
+import { defineView } from './view.ts';
 
-export function renderTrends(body: Record<string, unknown>): Node {
+export function renderTrends(body: ViewBody<'get_tracker_trends'>): Node {
   const points = list(body.points);
   const platforms = Array.isArray(body.platforms_expected)
     ? body.platforms_expected.filter((p): p is string => typeof p === 'string')
@@ -23,7 +25,9 @@ export function renderTrends(body: Record<string, unknown>): Node {
       ...platforms.map((name) => ({
         name,
         values: points.map((p) => {
-          const v = obj(p.platforms)[name];
+          // Read by any name platforms_expected gives, not only the platforms the schema knows.
+          const measured: Readonly<Record<string, unknown>> = obj(p.platforms);
+          const v = measured[name];
           return typeof v === 'number' ? v : null;
         }),
       })),
@@ -42,3 +46,5 @@ export function renderTrends(body: Record<string, unknown>): Node {
     h('p', {}, `Latest SPI: ${num([...overall].reverse().find((v) => v !== null))}`),
   );
 }
+
+export const view = defineView(['get_tracker_trends'], renderTrends);
