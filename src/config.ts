@@ -1,5 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import type {
+  ProviderDefinition,
+  ProviderEnv,
+  ProviderEnvOf,
+  ProviderKind,
+  ProviderNameOf,
+} from './providers/define.ts';
+// The providers' settings come from their definitions, so their adapters load with the configuration; every command
+// group loads them anyway (only --help and --version did not).
+import { PROVIDERS } from './providers/definitions/index.ts';
 import { TOOLSET_NAMES } from './tools/toolsets.ts';
 
 /** The sample web archive shipped in the repository: the offline web when AGENT_API_WEB_ARCHIVE is unset. */
@@ -25,8 +35,8 @@ const list = z
 
 const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
 
-/** Every setting, from the environment. The README's configuration table documents each one. */
-export const ConfigSchema = z.object({
+/** The server's own settings; the providers' follow, from their definitions (`configSchema`). */
+const SERVER_SETTINGS = {
   AGENT_API_DB: z.string().min(1).default('./data/agent-api.db'),
   /** A PostgreSQL URL (`postgres://user:pass@host:5432/db`): the store lives there instead of the SQLite file. */
   AGENT_API_DATABASE_URL: z
@@ -122,26 +132,53 @@ export const ConfigSchema = z.object({
   AGENT_API_OAUTH_JWKS_URL: z.string().url().optional(),
   /** A PEM file of certificates the SSRF-safe fetcher trusts besides the system's; for loopback tests only. */
   AGENT_API_TEST_FETCH_CA: z.string().min(1).optional(),
-  SERP_PROVIDER: z.enum(['archive', 'dataforseo', 'serpapi']).default('archive'),
-  DATAFORSEO_LOGIN: z.string().optional(),
-  DATAFORSEO_PASSWORD: z.string().optional(),
-  DATAFORSEO_BASE_URL: z.string().url().default('https://api.dataforseo.com'),
-  SERPAPI_API_KEY: z.string().optional(),
-  SERPAPI_BASE_URL: z.string().url().default('https://serpapi.com'),
-  LLM_PROVIDER: z.enum(['extractive', 'openai', 'anthropic']).default('extractive'),
-  OPENAI_API_KEY: z.string().optional(),
-  OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
-  OPENAI_MODEL: z.string().default('gpt-4o-mini'),
-  OPENAI_SEARCH_MODEL: z.string().default('gpt-4o-search-preview'),
-  ANTHROPIC_API_KEY: z.string().optional(),
-  ANTHROPIC_BASE_URL: z.string().url().default('https://api.anthropic.com'),
-  ANTHROPIC_MODEL: z.string().default('claude-sonnet-4-5'),
-  ANTHROPIC_SEARCH_MODEL: z.string().optional(),
-  PERPLEXITY_API_KEY: z.string().optional(),
-  PERPLEXITY_BASE_URL: z.string().url().default('https://api.perplexity.ai'),
-  PERPLEXITY_MODEL: z.string().default('sonar'),
-  PROVIDER_TIMEOUT_MS: int(60_000, 100, 600_000),
-});
+};
+
+/** What `configSchema` reads of a provider definition. */
+type ProviderSettingsDeclaration = Pick<ProviderDefinition, 'kind' | 'name' | 'env'>;
+
+/**
+ * Every setting, from the environment: the server's own, then the providers', each as its definition in
+ * `providers/definitions/` declares it (a provider is added there, not here). SERP_PROVIDER and LLM_PROVIDER accept
+ * the names of the `serp` and `writer` definitions. Exported for tests that add a provider of their own.
+ */
+export function configSchema<const D extends readonly ProviderSettingsDeclaration[]>(definitions: D) {
+  type Defs = D[number];
+  const names = <K extends ProviderKind>(kind: K) =>
+    definitions.filter((d) => d.kind === kind).map((d) => d.name as ProviderNameOf<Defs, K>);
+  return z.object({
+    ...SERVER_SETTINGS,
+    SERP_PROVIDER: choice(names('serp'), 'archive', 'SERP_PROVIDER'),
+    LLM_PROVIDER: choice(names('writer'), 'extractive', 'LLM_PROVIDER'),
+    ...(providerEnv(definitions) as ProviderEnvOf<Defs> & object),
+    PROVIDER_TIMEOUT_MS: int(60_000, 100, 600_000),
+  });
+}
+
+/** A setting that names one provider of a kind, defaulting to the offline one (which the list must hold). */
+function choice<N extends string>(names: readonly N[], fallback: string, setting: string) {
+  if (!names.includes(fallback as N)) throw new Error(`${setting}: no provider definition named '${fallback}'`);
+  return z.enum(names).default(fallback as N);
+}
+
+/**
+ * The environment variables of every definition, in list order. Providers of one vendor share a key (the OpenAI
+ * writer and the `chatgpt` engine read OPENAI_API_KEY) by sharing one declaration; two different declarations of
+ * one key would leave its default to the list's order, so that is an error.
+ */
+function providerEnv(definitions: readonly ProviderSettingsDeclaration[]): ProviderEnv {
+  const env: Record<string, z.ZodType> = {};
+  for (const d of definitions)
+    for (const [key, schema] of Object.entries(d.env)) {
+      if (key in env && env[key] !== schema)
+        throw new Error(`${key} is declared twice, differently (provider '${d.name}'): share one declaration`);
+      env[key] = schema;
+    }
+  return env;
+}
+
+/** Every setting of this server. The README's configuration table documents each one. */
+export const ConfigSchema = configSchema(PROVIDERS);
 
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;
 

@@ -4,9 +4,10 @@ import type { JsonClientOptions } from './http/json-client.ts';
 import type { AnswerEngine, ResearchPlatform, SearchProvider, Writer } from './types.ts';
 
 /**
- * A provider is defined once: what it is (`kind`, `name`), the settings it reads from the configuration (a zod
- * schema that parses only when the provider is configured), and how to build it. `createProviderRegistry` walks the
- * list in `providers/definitions/index.ts`; nothing else names a provider. docs/extending.md has the recipe.
+ * A provider is defined once: what it is (`kind`, `name`), the environment variables it adds to the configuration
+ * (`env`, with their defaults), the settings it reads from the parsed configuration (a zod schema that parses only
+ * when the provider is configured), and how to build it. `createProviderRegistry` and `src/config.ts` walk the list
+ * in `providers/definitions/index.ts`; nothing else names a provider. docs/extending.md has the recipe.
  */
 
 /** What a provider is for, and the setting that chooses it (answer engines are not chosen: every configured one runs). */
@@ -36,11 +37,26 @@ export interface ProviderBuildDeps {
   archiveSearch: SearchProvider;
 }
 
-interface ProviderSpec<K extends ProviderKind, Schema extends z.ZodType> {
+/**
+ * Environment variables as `src/config.ts` parses them: each key's zod schema, with its default. A bad value fails
+ * startup with the variable's name, whichever provider is chosen.
+ */
+export type ProviderEnv = Readonly<Record<string, z.ZodType>>;
+
+interface ProviderSpec<K extends ProviderKind, N extends string, Env extends ProviderEnv, Schema extends z.ZodType> {
   kind: K;
   /** The value of the kind's setting that chooses it (SERP_PROVIDER=serpapi); for answer engines, the tracker platform. */
-  name: string;
-  /** The settings it reads; a parse failure means "not configured" (a key is missing). */
+  name: N;
+  /**
+   * The environment variables it adds to the configuration, `{}` when none. Providers of one vendor that read the
+   * same keys share one object (src/config.ts refuses a key declared twice differently). An adapter that calls an API
+   * takes its base URL from a `<VENDOR>_BASE_URL` key here: tests point it at its fake there.
+   */
+  env: Env;
+  /**
+   * What it reads from the parsed configuration; a parse failure means "not configured" (a key is missing). It may
+   * read only keys of `env`, so the compiler stops a setting that is read but never parsed from the environment.
+   */
   settings: Schema;
   /** The settings a caller must set to enable it, for error messages; empty when it needs none. */
   needs: readonly string[];
@@ -57,9 +73,16 @@ interface ProviderSpec<K extends ProviderKind, Schema extends z.ZodType> {
 }
 
 /** A provider as the registry sees it: its settings parsed and checked through `build` and `problems`. */
-export interface ProviderDefinition<K extends ProviderKind = ProviderKind, Input = unknown> {
+export interface ProviderDefinition<
+  K extends ProviderKind = ProviderKind,
+  Input = unknown,
+  N extends string = string,
+  Env extends ProviderEnv = ProviderEnv,
+> {
   readonly kind: K;
-  readonly name: string;
+  readonly name: N;
+  /** The environment variables `src/config.ts` parses for it, with their defaults. */
+  readonly env: Env;
   readonly needs: readonly string[];
   /** SERP providers: the research platforms they answer; answer engines: their own platform when it is one. */
   readonly research: readonly ResearchPlatform[];
@@ -72,10 +95,23 @@ export interface ProviderDefinition<K extends ProviderKind = ProviderKind, Input
 /** Any one definition, told apart by `kind`, for lists that read configuration of type `Input`. */
 export type AnyProviderDefinition<Input> = { [K in ProviderKind]: ProviderDefinition<K, Input> }[ProviderKind];
 
+/**
+ * Resolves to `unknown` when the settings read only keys that `env` parses, so the configuration holds them; else to
+ * a type `settings` cannot meet, naming the keys that are read but not declared.
+ */
+type ReadsOnlyEnv<Env extends ProviderEnv, Schema extends z.ZodType> = [z.output<z.ZodObject<Env>>] extends [
+  z.input<Schema>,
+]
+  ? unknown
+  : { settings: { 'reads keys its env does not declare': Exclude<keyof z.input<Schema>, keyof Env> } };
+
 /** Defines one provider; list the result in `providers/definitions/index.ts`. */
-export function defineProvider<K extends ProviderKind, Schema extends z.ZodType>(
-  spec: ProviderSpec<K, Schema>,
-): ProviderDefinition<K, z.input<Schema>> {
+export function defineProvider<
+  K extends ProviderKind,
+  N extends string,
+  Env extends ProviderEnv,
+  Schema extends z.ZodType,
+>(spec: ProviderSpec<K, N, Env, Schema> & ReadsOnlyEnv<Env, Schema>): ProviderDefinition<K, z.input<Schema>, N, Env> {
   const selector = PROVIDER_KINDS[spec.kind];
   const research: readonly ResearchPlatform[] = Array.isArray(spec.research)
     ? spec.research
@@ -85,6 +121,7 @@ export function defineProvider<K extends ProviderKind, Schema extends z.ZodType>
   return {
     kind: spec.kind,
     name: spec.name,
+    env: spec.env,
     needs: spec.needs,
     research,
     build(config, deps) {
@@ -135,3 +172,17 @@ export type ProviderSettingsOf<D> = UnionToIntersection<
       : Input
     : never
 >;
+
+/**
+ * The environment variables a list of definitions adds to the configuration, as one zod shape type (a key several
+ * definitions declare appears once).
+ */
+export type ProviderEnvOf<D> = UnionToIntersection<D extends { readonly env: infer E } ? E : never>;
+
+/** The values of a kind's setting (SERP_PROVIDER, LLM_PROVIDER) a list of definitions accepts: their names. */
+export type ProviderNameOf<D, K extends ProviderKind> = D extends {
+  readonly kind: K;
+  readonly name: infer N extends string;
+}
+  ? N
+  : never;

@@ -1,8 +1,11 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.ts';
 import { z } from 'zod';
-import { ConfigSchema } from '../../src/config.ts';
-import { defineProvider, required } from '../../src/providers/define.ts';
+import { ConfigSchema, configSchema } from '../../src/config.ts';
+import { defineProvider, PROVIDER_KINDS, required, type ProviderKind } from '../../src/providers/define.ts';
 import { PROVIDERS } from '../../src/providers/definitions/index.ts';
 import {
   checkProviderSettings,
@@ -16,7 +19,7 @@ import { startFakeDataForSeo, type FakeDataForSeo } from '../helpers/fake-provid
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-providers/openai.ts';
 import { startFakePerplexity, type FakePerplexity } from '../helpers/fake-providers/perplexity.ts';
 import { startFakeSerpApi, type FakeSerpApi } from '../helpers/fake-providers/serpapi.ts';
-import { fixedClock } from '../helpers/fake-providers/server.ts';
+import { fixedClock, type FakeApi, type FakeServer } from '../helpers/fake-providers/server.ts';
 
 const BASE: ProviderSettings = {
   SERP_PROVIDER: 'archive',
@@ -214,11 +217,33 @@ describe('provider registry over loopback fakes', () => {
 });
 
 describe('provider definitions', () => {
-  it('name every SERP_PROVIDER and LLM_PROVIDER value src/config.ts accepts, and only those', () => {
+  it('are the SERP_PROVIDER and LLM_PROVIDER values src/config.ts accepts, and add their keys to it', () => {
     const names = (kind: string) => PROVIDERS.filter((d) => d.kind === kind).map((d) => d.name);
     expect(names('serp')).toEqual([...ConfigSchema.shape.SERP_PROVIDER.unwrap().options]);
     expect(names('writer')).toEqual([...ConfigSchema.shape.LLM_PROVIDER.unwrap().options]);
     expect(names('answer').sort()).toEqual(['chatgpt', 'claude', 'google_ai_overview', 'perplexity']);
+    for (const d of PROVIDERS)
+      for (const [key, schema] of Object.entries(d.env))
+        expect(ConfigSchema.shape[key as keyof typeof ConfigSchema.shape], key).toBe(schema);
+    // The offline defaults, whatever the list's order.
+    expect(ConfigSchema.parse({})).toMatchObject({ SERP_PROVIDER: 'archive', LLM_PROVIDER: 'extractive' });
+  });
+
+  it('declare a key two of them read once: a second, different declaration is refused', () => {
+    const again = defineProvider({
+      kind: 'answer',
+      name: 'chatgpt-again',
+      env: { OPENAI_API_KEY: z.string().optional() },
+      settings: z.object({ OPENAI_API_KEY: required() }),
+      needs: ['OPENAI_API_KEY'],
+      create: () => {
+        throw new Error('not built');
+      },
+    });
+    expect(() => configSchema([...PROVIDERS, again])).toThrow(
+      "OPENAI_API_KEY is declared twice, differently (provider 'chatgpt-again'): share one declaration",
+    );
+    expect(() => configSchema(PROVIDERS.slice(1))).toThrow("SERP_PROVIDER: no provider definition named 'archive'");
   });
 
   it('serve a SERP provider only on the platforms its definition declares', () => {
@@ -252,13 +277,79 @@ describe('provider definitions', () => {
   });
 });
 
+/** The folder of test directories for each kind's adapter tests. */
+const ADAPTER_TESTS: Record<ProviderKind, string> = { serp: 'search', writer: 'writer', answer: 'answer' };
+const FAKES = join(import.meta.dirname, '../helpers/fake-providers');
+
+describe('every provider that calls an API has a loopback fake and adapter tests', () => {
+  // A provider calls an API when its settings hold a base URL (how tests point it at a fake): those need a fake in
+  // test/helpers/fake-providers/ whose `fakeApi` sets that base URL, and adapter tests that use the fake.
+  const calling = PROVIDERS.flatMap((d) => {
+    const baseUrl = Object.keys(d.env).find((k) => k.endsWith('_BASE_URL'));
+    return baseUrl ? [{ def: d, baseUrl }] : [];
+  });
+  const fakes: Array<{ file: string; server: FakeServer; settings: Readonly<Record<string, string>> }> = [];
+  beforeAll(async () => {
+    for (const file of readdirSync(FAKES).filter((f) => f.endsWith('.ts') && f !== 'server.ts')) {
+      const { fakeApi } = (await import(pathToFileURL(join(FAKES, file)).href)) as { fakeApi?: FakeApi };
+      expect(fakeApi, `${file} exports no fakeApi`).toBeDefined();
+      fakes.push({ file, ...(await fakeApi!.start()) });
+    }
+  });
+  afterAll(() => Promise.all(fakes.map((f) => f.server.close())));
+
+  it('covers every provider but the offline ones', () => {
+    expect(PROVIDERS.filter((d) => !calling.some((c) => c.def === d)).map((d) => d.name)).toEqual([
+      'archive',
+      'extractive',
+    ]);
+  });
+
+  it.each(calling.map((c) => [c.def.name, c] as const))(
+    '%s answers through its fake',
+    async (_name, { def, baseUrl }) => {
+      const fake = fakes.find((f) => baseUrl in f.settings);
+      expect(fake, `no fakeApi in test/helpers/fake-providers/ sets ${baseUrl}`).toBeDefined();
+      const { server, settings, file } = fake!;
+      const selector = PROVIDER_KINDS[def.kind];
+      const reg = createProviderRegistry(
+        { ...BASE, ...settings, ...(selector ? { [selector]: def.name } : {}) } as ProviderSettings,
+        { ...deps, definitions: [def] },
+      );
+      const before = server.requests.length;
+      if (def.kind === 'serp') {
+        const platform = def.research[0]!;
+        expect((await reg.researchProviderFor(platform).search('knot tying', { platform })).provider).toBe(def.name);
+      } else if (def.kind === 'writer') {
+        expect((await reg.writer!.complete({ system: 's', prompt: 'Say hi.' })).text).not.toBe('');
+      } else {
+        const engine = reg.answerEngines[def.name as keyof typeof reg.answerEngines];
+        expect((await engine!.ask('best crm', def.name as never)).citations.length).toBeGreaterThan(0);
+      }
+      expect(server.requests.length).toBeGreaterThan(before);
+
+      // Its adapter's own tests run against the same fake.
+      const dir = join(import.meta.dirname, ADAPTER_TESTS[def.kind]);
+      const users = readdirSync(dir).filter((f) =>
+        readFileSync(join(dir, f), 'utf8').includes(`helpers/fake-providers/${file}'`),
+      );
+      expect(users, `no test in test/providers/${ADAPTER_TESTS[def.kind]}/ uses ${file}`).not.toEqual([]);
+    },
+  );
+});
+
 describe('a provider added in one place', () => {
-  // Everything a new provider needs, in one definition: its kind and name, its settings, its startup message, its
-  // factory. Listing it (here: the registry's `definitions`; in the server: providers/definitions/index.ts) is all.
+  // Everything a new provider needs, in one definition: its kind and name, its environment variables, its settings,
+  // its startup message, its factory. Listing it (here: the lists given to configSchema and to the registry; in the
+  // server: providers/definitions/index.ts, which both read) is all.
   const fakeSerp = defineProvider({
     kind: 'serp',
     name: 'fake-serp',
-    settings: z.object({ FAKE_SERP_KEY: required() }),
+    env: {
+      FAKE_SERP_KEY: z.string().optional(),
+      FAKE_SERP_BASE_URL: z.string().url().default('https://fake-serp.example'),
+    },
+    settings: z.object({ FAKE_SERP_KEY: required(), FAKE_SERP_BASE_URL: z.string() }),
     needs: ['FAKE_SERP_KEY'],
     research: ['organic', 'youtube_search'],
     create: (s): SearchProvider => ({
@@ -271,13 +362,14 @@ describe('a provider added in one place', () => {
         location: null,
         language: null,
         fetchedAt: 'x',
-        results: [{ position: 1, url: `https://fake.example/${s.FAKE_SERP_KEY}`, title: query, snippet: '' }],
+        results: [{ position: 1, url: `${s.FAKE_SERP_BASE_URL}/${s.FAKE_SERP_KEY}`, title: query, snippet: '' }],
       }),
     }),
   });
   const fakeWriter = defineProvider({
     kind: 'writer',
     name: 'fake-writer',
+    env: { FAKE_WRITER_VOICE: z.string().optional() },
     settings: z.object({ FAKE_WRITER_VOICE: required() }),
     needs: ['FAKE_WRITER_VOICE'],
     create: (s) => ({
@@ -285,33 +377,49 @@ describe('a provider added in one place', () => {
       complete: async (r) => ({ text: `${s.FAKE_WRITER_VOICE}: ${r.prompt}`, provider: 'fake-writer', model: 'fake' }),
     }),
   });
-  // In the server the fakes' keys would be in src/config.ts and so in ProviderSettings; here they are not, hence casts.
-  const definitions = [...PROVIDERS, fakeSerp, fakeWriter] as unknown as ProviderDefinitions;
-  /** Settings naming the fakes. */
-  const chosen = (extra: Record<string, string>) =>
-    ({
-      ...BASE,
-      SERP_PROVIDER: 'fake-serp',
-      LLM_PROVIDER: 'fake-writer',
-      ...extra,
-    }) as unknown as ProviderSettings;
+  const list = [...PROVIDERS, fakeSerp, fakeWriter] as const;
+  /** The server's configuration schema, had the fakes been listed in providers/definitions/index.ts. */
+  const schema = configSchema(list);
+  // The registry is typed for the server's list (ProviderSettings); a test's own list is handed to it with casts.
+  const definitions = list as unknown as ProviderDefinitions;
+  /** The environment parsed as the server parses it, for the registry. */
+  const parse = (env: Record<string, string>) => schema.parse(env) as unknown as ProviderSettings;
+  const chosen = { SERP_PROVIDER: 'fake-serp', LLM_PROVIDER: 'fake-writer' };
+
+  it('adds its environment variables, with their defaults, and its name to the setting that chooses it', () => {
+    const config = schema.parse({ ...chosen, FAKE_SERP_KEY: 'k1' });
+    const serp: 'archive' | 'dataforseo' | 'serpapi' | 'fake-serp' = config.SERP_PROVIDER;
+    expect(serp).toBe('fake-serp');
+    expect(config.FAKE_SERP_KEY).toBe('k1');
+    expect(config.FAKE_SERP_BASE_URL).toBe('https://fake-serp.example');
+    expect(config.FAKE_WRITER_VOICE).toBeUndefined();
+    expect(config.OPENAI_MODEL).toBe('gpt-4o-mini');
+
+    const bad = schema.safeParse({ SERP_PROVIDER: 'fake-serpp', FAKE_SERP_BASE_URL: 'not a url' });
+    expect(bad.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([
+      'SERP_PROVIDER: Invalid option: expected one of "archive"|"dataforseo"|"serpapi"|"fake-serp"',
+      'FAKE_SERP_BASE_URL: Invalid URL',
+    ]);
+    // Unlisted, it is no value of SERP_PROVIDER.
+    expect(ConfigSchema.safeParse(chosen).success).toBe(false);
+  });
 
   it('is chosen by its setting and serves its platforms and writing through the registry', async () => {
-    const reg = createProviderRegistry(chosen({ FAKE_SERP_KEY: 'k1', FAKE_WRITER_VOICE: 'Dry' }), {
+    const reg = createProviderRegistry(parse({ ...chosen, FAKE_SERP_KEY: 'k1', FAKE_WRITER_VOICE: 'Dry' }), {
       ...deps,
       definitions,
     });
     expect(reg.researchPlatforms).toEqual(['organic', 'youtube_search']);
     const found = await reg.researchProviderFor('youtube_search').search('q', { platform: 'youtube_search' });
-    expect(found.results[0]!.url).toBe('https://fake.example/k1');
+    expect(found.results[0]!.url).toBe('https://fake-serp.example/k1');
     expect((await reg.writer!.complete({ system: 's', prompt: 'hi' })).text).toBe('Dry: hi');
   });
 
-  it('without its settings fails at startup with the default message, and is named in research errors', () => {
-    expect(() => createProviderRegistry(chosen({}), { ...deps, definitions })).toThrow(
+  it('without its settings fails at startup naming its keys, and is named in research errors', () => {
+    expect(() => createProviderRegistry(parse(chosen), { ...deps, definitions })).toThrow(
       'Invalid provider configuration:\n  SERP_PROVIDER=fake-serp needs FAKE_SERP_KEY\n  LLM_PROVIDER=fake-writer needs FAKE_WRITER_VOICE',
     );
-    const reg = createProviderRegistry(BASE, { ...deps, definitions });
+    const reg = createProviderRegistry(parse({}), { ...deps, definitions });
     expect(reg.researchProviderFor('organic')).toBe(archiveSearch);
     expect(apiError(() => reg.researchProviderFor('youtube_search')).message).toBe(
       "research platform 'youtube_search' needs SERP_PROVIDER=dataforseo or serpapi or fake-serp with credentials (DATAFORSEO_LOGIN/DATAFORSEO_PASSWORD or SERPAPI_API_KEY or FAKE_SERP_KEY)",

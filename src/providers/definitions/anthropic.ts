@@ -3,10 +3,19 @@ import { createAnthropicSearchEngine } from '../answer/anthropic-search.ts';
 import { defineProvider, present, required } from '../define.ts';
 import { createAnthropicWriter } from '../writer/anthropic.ts';
 
+/** Anthropic's environment variables, read by the writer and the `claude` engine (whose model defaults to the writer's). */
+const env = {
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: z.string().url().default('https://api.anthropic.com'),
+  ANTHROPIC_MODEL: z.string().default('claude-sonnet-4-5'),
+  ANTHROPIC_SEARCH_MODEL: z.string().optional(),
+};
+
 /** LLM_PROVIDER=anthropic: the Anthropic Messages API. */
 export const anthropicWriter = defineProvider({
   kind: 'writer',
   name: 'anthropic',
+  env,
   settings: z.object({ ANTHROPIC_API_KEY: required(), ANTHROPIC_BASE_URL: z.string(), ANTHROPIC_MODEL: z.string() }),
   needs: ['ANTHROPIC_API_KEY'],
   create: (s, deps) =>
@@ -22,6 +31,7 @@ export const anthropicWriter = defineProvider({
 export const claudeAnswers = defineProvider({
   kind: 'answer',
   name: 'claude',
+  env,
   settings: z.object({
     ANTHROPIC_API_KEY: required(),
     ANTHROPIC_BASE_URL: z.string(),

@@ -4,6 +4,7 @@ import { defineProvider, noSettings } from '../define.ts';
 export const archiveSerp = defineProvider({
   kind: 'serp',
   name: 'archive',
+  env: {},
   settings: noSettings(),
   needs: [],
   research: ['organic'],

@@ -3,6 +3,13 @@ import { createDataForSeoAiOverviewEngine } from '../answer/dataforseo-ai-overvi
 import { defineProvider, present, required } from '../define.ts';
 import { createDataForSeoSearch } from '../search/dataforseo.ts';
 
+/** DataForSEO's environment variables, read by its SERP provider and its AI Overview engine. */
+const env = {
+  DATAFORSEO_LOGIN: z.string().optional(),
+  DATAFORSEO_PASSWORD: z.string().optional(),
+  DATAFORSEO_BASE_URL: z.string().url().default('https://api.dataforseo.com'),
+};
+
 /** DataForSEO's login, password and base URL; configured only when both credentials are set. */
 const credentials = z
   .object({ DATAFORSEO_LOGIN: required(), DATAFORSEO_PASSWORD: required(), DATAFORSEO_BASE_URL: z.string() })
@@ -12,6 +19,7 @@ const credentials = z
 export const dataForSeoSerp = defineProvider({
   kind: 'serp',
   name: 'dataforseo',
+  env,
   settings: credentials,
   needs: ['DATAFORSEO_LOGIN', 'DATAFORSEO_PASSWORD'],
   research: ['organic', 'google_video_pack', 'youtube_search'],
@@ -35,6 +43,7 @@ export const dataForSeoSerp = defineProvider({
 export const dataForSeoAiOverview = defineProvider({
   kind: 'answer',
   name: 'google_ai_overview',
+  env,
   settings: credentials,
   needs: ['DATAFORSEO_LOGIN', 'DATAFORSEO_PASSWORD'],
   create: (s, deps) => createDataForSeoAiOverviewEngine({ ...deps.http, ...s, clock: deps.clock }),

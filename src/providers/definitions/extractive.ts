@@ -7,6 +7,7 @@ import { defineProvider, noSettings } from '../define.ts';
 export const extractiveWriter = defineProvider({
   kind: 'writer',
   name: 'extractive',
+  env: {},
   settings: noSettings(),
   needs: [],
   create: () => null,

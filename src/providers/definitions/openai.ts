@@ -5,6 +5,14 @@ import { createOpenAiWriter } from '../writer/openai.ts';
 
 export const DEFAULT_OPENAI_SEARCH_MODEL = 'gpt-4o-search-preview';
 
+/** OpenAI's environment variables (or an OpenAI-compatible server's), read by the writer and the `chatgpt` engine. */
+const env = {
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
+  OPENAI_MODEL: z.string().default('gpt-4o-mini'),
+  OPENAI_SEARCH_MODEL: z.string().default(DEFAULT_OPENAI_SEARCH_MODEL),
+};
+
 /**
  * LLM_PROVIDER=openai: any OpenAI-compatible chat API. A server other than OpenAI's may need no key (Ollama); the
  * writer then calls itself `openai-compatible`.
@@ -12,6 +20,7 @@ export const DEFAULT_OPENAI_SEARCH_MODEL = 'gpt-4o-search-preview';
 export const openAiWriter = defineProvider({
   kind: 'writer',
   name: 'openai',
+  env,
   settings: z
     .object({ OPENAI_API_KEY: z.string().optional(), OPENAI_BASE_URL: z.string(), OPENAI_MODEL: z.string() })
     .refine((s) => present(s.OPENAI_API_KEY) || !isOpenAiHost(s.OPENAI_BASE_URL)),
@@ -31,6 +40,7 @@ export const openAiWriter = defineProvider({
 export const chatGptAnswers = defineProvider({
   kind: 'answer',
   name: 'chatgpt',
+  env,
   settings: z.object({
     OPENAI_API_KEY: required(),
     OPENAI_BASE_URL: z.string(),

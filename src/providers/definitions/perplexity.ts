@@ -4,10 +4,18 @@ import { defineProvider, present, required } from '../define.ts';
 
 export const DEFAULT_PERPLEXITY_MODEL = 'sonar';
 
+/** Perplexity's environment variables. */
+const env = {
+  PERPLEXITY_API_KEY: z.string().optional(),
+  PERPLEXITY_BASE_URL: z.string().url().default('https://api.perplexity.ai'),
+  PERPLEXITY_MODEL: z.string().default(DEFAULT_PERPLEXITY_MODEL),
+};
+
 /** The `perplexity` answer engine (Sonar), whenever PERPLEXITY_API_KEY is set. */
 export const perplexityAnswers = defineProvider({
   kind: 'answer',
   name: 'perplexity',
+  env,
   settings: z.object({
     PERPLEXITY_API_KEY: required(),
     PERPLEXITY_BASE_URL: z.string(),

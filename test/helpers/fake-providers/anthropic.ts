@@ -1,4 +1,4 @@
-import { sampleFromSchema, startFakeServer, type FakeServer, type RecordedRequest } from './server.ts';
+import { defineFakeApi, sampleFromSchema, startFakeServer, type FakeServer, type RecordedRequest } from './server.ts';
 
 /**
  * A loopback Anthropic Messages API (`POST /v1/messages`): x-api-key and anthropic-version checks, the body rules
@@ -172,3 +172,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     bodies: () => server.requests.filter((r) => r.path === '/v1/messages').map((r) => r.body as MessagesBody),
   });
 }
+
+/** This fake with its default options, as the settings of Anthropic's writer and the `claude` engine (see `FakeApi`). */
+export const fakeApi = defineFakeApi(startFakeAnthropic, (f) => ({
+  ANTHROPIC_API_KEY: f.apiKey,
+  ANTHROPIC_BASE_URL: f.baseUrl,
+}));

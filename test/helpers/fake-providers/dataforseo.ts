@@ -1,4 +1,4 @@
-import { startFakeServer, type FakeServer, type RecordedRequest, type Reply } from './server.ts';
+import { defineFakeApi, startFakeServer, type FakeServer, type RecordedRequest, type Reply } from './server.ts';
 
 /**
  * A loopback DataForSEO v3 (Live SERP endpoints): HTTP Basic auth, the one-task POST array, two-level status codes,
@@ -277,3 +277,10 @@ export async function startFakeDataForSeo(options: FakeDataForSeoOptions = {}): 
     },
   });
 }
+
+/** This fake with its default options, as the settings of DataForSEO's two providers (see `FakeApi`). */
+export const fakeApi = defineFakeApi(startFakeDataForSeo, (f) => ({
+  DATAFORSEO_LOGIN: f.login,
+  DATAFORSEO_PASSWORD: f.password,
+  DATAFORSEO_BASE_URL: f.baseUrl,
+}));

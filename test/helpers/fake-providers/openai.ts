@@ -1,4 +1,4 @@
-import { sampleFromSchema, startFakeServer, type FakeServer, type RecordedRequest } from './server.ts';
+import { defineFakeApi, sampleFromSchema, startFakeServer, type FakeServer, type RecordedRequest } from './server.ts';
 
 /**
  * A loopback OpenAI-compatible `POST /v1/chat/completions`: Bearer auth (or none, like Ollama), request checks the
@@ -204,3 +204,9 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
     bodies: () => server.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.body as ChatBody),
   });
 }
+
+/** This fake with its default options, as the settings of the OpenAI writer and the `chatgpt` engine (see `FakeApi`). */
+export const fakeApi = defineFakeApi(startFakeOpenAi, (f) => ({
+  ...(f.apiKey === null ? {} : { OPENAI_API_KEY: f.apiKey }),
+  OPENAI_BASE_URL: f.baseUrl,
+}));

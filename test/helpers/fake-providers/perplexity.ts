@@ -1,4 +1,4 @@
-import { startFakeServer, type FakeServer } from './server.ts';
+import { defineFakeApi, startFakeServer, type FakeServer } from './server.ts';
 
 /**
  * A loopback Perplexity Sonar `POST /chat/completions`: Bearer auth, OpenAI-shaped request checks, answers with
@@ -89,3 +89,9 @@ export async function startFakePerplexity(options: FakePerplexityOptions = {}): 
     bodies: () => server.requests.filter((r) => r.path === '/chat/completions').map((r) => r.body as SonarBody),
   });
 }
+
+/** This fake with its default options, as the settings of the `perplexity` engine (see `FakeApi`). */
+export const fakeApi = defineFakeApi(startFakePerplexity, (f) => ({
+  PERPLEXITY_API_KEY: f.apiKey,
+  PERPLEXITY_BASE_URL: f.baseUrl,
+}));

@@ -1,4 +1,4 @@
-import { startFakeServer, type FakeServer } from './server.ts';
+import { defineFakeApi, startFakeServer, type FakeServer } from './server.ts';
 
 /**
  * A loopback SerpApi: GET /search.json with `api_key` in the query, engine=google (organic_results, inline_videos)
@@ -118,3 +118,9 @@ export async function startFakeSerpApi(options: FakeSerpApiOptions = {}): Promis
     },
   });
 }
+
+/** This fake with its default options, as the settings of SerpApi's SERP provider (see `FakeApi`). */
+export const fakeApi = defineFakeApi(startFakeSerpApi, (f) => ({
+  SERPAPI_API_KEY: f.apiKey,
+  SERPAPI_BASE_URL: f.baseUrl,
+}));

@@ -216,3 +216,25 @@ export function sampleFromSchema(schema: unknown, label = 'value'): unknown {
 
 /** A clock fixed at 2025-05-26T10:00:00.000Z. */
 export const fixedClock = { now: () => Date.UTC(2025, 4, 26, 10, 0, 0) };
+
+/**
+ * A fake API as test/providers/registry.test.ts finds it: each fake module exports one as `fakeApi`, saying how to
+ * start it and which settings point a provider at it (its `<VENDOR>_BASE_URL` and credentials). The test walks the
+ * provider definitions and fails for one that calls an API no fake here answers.
+ */
+export interface FakeApi {
+  start(): Promise<{ server: FakeServer; settings: Readonly<Record<string, string>> }>;
+}
+
+/** A `fakeApi` from the fake's start function and the settings it answers to. */
+export function defineFakeApi<F extends FakeServer>(
+  start: () => Promise<F>,
+  settings: (fake: F) => Record<string, string>,
+): FakeApi {
+  return {
+    async start() {
+      const server = await start();
+      return { server, settings: settings(server) };
+    },
+  };
+}
