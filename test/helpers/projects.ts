@@ -58,6 +58,7 @@ export const BOOTING_HELPERS: readonly string[] = [
   'test/helpers/browser.ts',
   'test/helpers/canary.ts',
   'test/helpers/cluster.ts',
+  'test/helpers/entry-bundle.ts',
   'test/helpers/fake-providers/server.ts',
   'test/helpers/mcp.ts',
   'test/helpers/migrate-once.ts',

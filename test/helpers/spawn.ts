@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { bundledEntry } from './entry-bundle.ts';
 import { BIN } from './mcp.ts';
 import { TEST_SERVER_ENV } from './test-env.ts';
 
@@ -71,7 +72,7 @@ export async function spawnServer(
     /** Answer once serving, before /readyz says ready. */ unready?: boolean;
   } = {},
 ): Promise<SpawnedServer> {
-  const args = options.script ? ['--import', 'tsx', options.script] : [BIN, 'serve', '--port', '0'];
+  const args = options.script ? [await bundledEntry(options.script)] : [BIN, 'serve', '--port', '0'];
   const child = spawn(process.execPath, args, {
     env: {
       PATH: process.env.PATH ?? '',

@@ -5,7 +5,13 @@
  * that stalls longer than the server's keep-alive time resumes with both timers overdue: the client reuses a pooled
  * socket that the server closes in the same turn, and the request fails with ECONNRESET. The default (5 s) is tested
  * on its own.
+ *
+ * The run's shared web-archive index folder (archive-index-global.ts), when the run has one: servers open the sample
+ * archive's index instead of building it again. A test about index building sets its own folder.
  */
-export const TEST_SERVER_ENV = {
+export const TEST_SERVER_ENV: Readonly<Record<string, string>> = {
   AGENT_API_KEEP_ALIVE_TIMEOUT_MS: '120000',
-} as const;
+  ...(process.env.AGENT_API_TEST_ARCHIVE_INDEX_DIR
+    ? { AGENT_API_ARCHIVE_INDEX_DIR: process.env.AGENT_API_TEST_ARCHIVE_INDEX_DIR }
+    : {}),
+};

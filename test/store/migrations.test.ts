@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, POSTGRES_MIGRATIONS } from '../../src/store/migrations/index.ts';
 import { storeEnvFor } from '../helpers/app.ts';
+import { bundledEntry } from '../helpers/entry-bundle.ts';
 import { onPostgres } from '../helpers/store.ts';
 import { tempDir } from '../helpers/temp.ts';
 
@@ -18,9 +19,8 @@ describe('migrations', () => {
     // On PostgreSQL (the postgres project) the store is a fresh database of the run's cluster.
     const env = await storeEnvFor(tmp.dbPath);
     const where = env.AGENT_API_DATABASE_URL ?? tmp.dbPath;
-    const outputs = await Promise.all(
-      [1, 2, 3].map(() => run(process.execPath, ['--import', 'tsx', SCRIPT, where], { timeout: 60_000 })),
-    );
+    const script = await bundledEntry(SCRIPT);
+    const outputs = await Promise.all([1, 2, 3].map(() => run(process.execPath, [script, where], { timeout: 60_000 })));
     const results = outputs.map((o) => JSON.parse(o.stdout) as { applied?: number; error?: string });
     expect(results.filter((r) => r.error)).toEqual([]);
     const expected = Object.keys(onPostgres ? POSTGRES_MIGRATIONS : MIGRATIONS).length;

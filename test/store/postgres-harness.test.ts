@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledEntry } from '../helpers/entry-bundle.ts';
 import { findPostgresBin, PG_AVAILABLE, sharedPostgres, type PgCluster } from '../helpers/postgres.ts';
 
 /** The test harness's own PostgreSQL cluster: started by the tests, databases isolated, nothing left behind. */
@@ -174,7 +175,7 @@ describe.skipIf(!PG_AVAILABLE)('a test process that ends without stop() leaves n
             ? `throw new Error('crash');\n`
             : 'setInterval(() => {}, 1000);\n'),
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    const child = spawn(process.execPath, [await bundledEntry(script)], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

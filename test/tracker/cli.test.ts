@@ -1,10 +1,13 @@
 import { Command } from 'commander';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { registerTrackerCommands } from '../../src/cli/commands/tracker.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { connectHttpClient, structured } from '../helpers/mcp.ts';
 import { startTestApp } from '../helpers/app.ts';
+import { startFakeOpenAi } from '../helpers/fake-providers/openai.ts';
 import { tempDir } from '../helpers/temp.ts';
 import {
   createTrackerProject,
@@ -323,9 +326,18 @@ describe('agent-api tracker list-projects, update-project and delete-project', {
   });
 
   it('delete-project refuses a project with a scan in flight, then deletes a scanned one with its scans, results and summaries', async () => {
-    const t = await startTestApp();
+    // The scan asks an answer engine that never answers, so it is still in flight when the app stops, however fast
+    // the machine (a scan of the offline web could finish inside the stop's grace period); the next app's engine
+    // answers.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const openai = await startFakeOpenAi();
+    const engineAt = (baseUrl: string) => ({ OPENAI_API_KEY: openai.apiKey!, OPENAI_BASE_URL: baseUrl });
+    const t = await startTestApp({
+      env: engineAt(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`),
+    });
     const a = await t.tenant();
-    const scanned = await project(t, a.clientId);
+    const scanned = await project(t, a.clientId, { platforms: ['chatgpt'] });
     const spare = await project(t, a.clientId, { name: 'Spare' });
     const queued = await call(t, 'POST', `/reporter/projects/${scanned}/scans`, a.key);
     expect(queued.status, queued.text).toBe(202);
@@ -342,11 +354,14 @@ describe('agent-api tracker list-projects, update-project and delete-project', {
     expect(rowsOf(t.dbPath, 'tracker_scans', scanned)).toBe(1);
 
     // The scan runs to completion; then the project and everything measured for it can go.
-    const again = await startTestApp({ dbPath: t.dbPath });
+    silent.closeAllConnections();
+    silent.close();
+    const again = await startTestApp({ dbPath: t.dbPath, env: engineAt(openai.baseUrl) });
     // Past any lease the first app's runner may have taken on the run before it stopped.
     again.clock.advance(10 * 60_000);
     await again.engine.runner.runUntilIdle();
     await again.stop();
+    await openai.close();
     expect(rowsOf(t.dbPath, 'tracker_results', scanned)).toBe(2);
     expect(rowsOf(t.dbPath, 'tracker_platform_summaries', scanned)).toBe(1);
     expect(rowsOf(t.dbPath, 'tracker_latest', scanned)).toBe(1);

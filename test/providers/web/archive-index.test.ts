@@ -4,13 +4,14 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { appendFile, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWebArchive } from '../../../src/providers/web/archive/archive.ts';
 import { MemberTooLarge, inflateMember } from '../../../src/providers/web/archive/gzip-member.ts';
 import { readWarcFile } from '../../../src/providers/web/archive/reader.ts';
 import { serializeExchange, serializeResource } from '../../../src/providers/web/archive/writer.ts';
+import { bundledEntry } from '../../helpers/entry-bundle.ts';
 import { tempDir } from '../../helpers/temp.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -268,7 +269,7 @@ describe('the archive index on disk', () => {
     await writeFile(
       script,
       [
-        `import { createWebArchive } from ${JSON.stringify(pathToFileURL(join(ROOT, 'src/providers/web/archive/archive.ts')).href)};`,
+        `import { createWebArchive } from ${JSON.stringify(join(ROOT, 'src/providers/web/archive/archive.ts'))};`,
         `const archive = createWebArchive({ path: ${JSON.stringify(file)}, indexDir: ${JSON.stringify(indexDir)} });`,
         `const index = await archive.open();`,
         `const page = await index.get('https://shared.example/299');`,
@@ -276,9 +277,10 @@ describe('the archive index on disk', () => {
         `await archive.close();`,
       ].join('\n'),
     );
+    const bundled = await bundledEntry(script);
     const run = () =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', script], {
+        const child = spawn(process.execPath, [bundled], {
           cwd: ROOT,
           stdio: ['ignore', 'pipe', 'pipe'],
         });

@@ -1,0 +1,21 @@
+/**
+ * Global setup of every vitest project: one web-archive index folder for the whole run, handed to every worker as
+ * AGENT_API_TEST_ARCHIVE_INDEX_DIR and from there to every test server (test-env.ts). Without it each test app and
+ * each spawned server indexed the sample archive again beside its own fresh database: about 5 s of CPU per server,
+ * most of the suite's time. Index files are built to be shared (src/providers/web/archive/index-file.ts: one
+ * builder under a lock, the others wait, a finished index renamed into place), so the first server of the run builds
+ * it and the rest open it. Tests about building an index name their own folder. The folder is per run, so an index
+ * built by older code is never read.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export default function setup(): () => void {
+  // A run's projects each call this; the first folder serves them all.
+  const existing = process.env.AGENT_API_TEST_ARCHIVE_INDEX_DIR;
+  if (existing) return () => undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'agent-api-test-index-'));
+  process.env.AGENT_API_TEST_ARCHIVE_INDEX_DIR = dir;
+  return () => rmSync(dir, { recursive: true, force: true });
+}
