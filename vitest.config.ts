@@ -56,7 +56,7 @@ const multiprocessProject: TestProjectInlineConfiguration = {
     name: 'multiprocess',
     include: MULTIPROCESS,
     env: { AGENT_API_TEST_DIALECT: 'postgres' },
-    globalSetup: ['test/helpers/archive-index-global.ts', 'test/helpers/postgres-global.ts'],
+    globalSetup: ['test/helpers/run-global.ts', 'test/helpers/postgres-global.ts'],
     fileParallelism: true,
     testTimeout: 120_000,
     sequence: { groupOrder: 0 },
@@ -70,7 +70,7 @@ const postgresProject: TestProjectInlineConfiguration = {
     include: POSTGRES,
     isolate: false,
     env: { AGENT_API_TEST_DIALECT: 'postgres' },
-    globalSetup: ['test/helpers/archive-index-global.ts', 'test/helpers/postgres-global.ts'],
+    globalSetup: ['test/helpers/run-global.ts', 'test/helpers/postgres-global.ts'],
     fileParallelism: true,
     // Beside the main project, not after it: one group keeps the three workers busy to the end instead of waiting
     // for the main project's last file.
@@ -88,8 +88,9 @@ export default defineConfig({
     // longest file first, and needs one worker count per group). Measured on 2 cores: 6m37 with the PostgreSQL,
     // browser and multi-process suites in later groups and three workers, 6m20 like this.
     maxWorkers: 4,
-    // One web-archive index for the run (the helper says why); the PostgreSQL projects list it beside their cluster.
-    globalSetup: ['test/helpers/archive-index-global.ts'],
+    // One web-archive index and a clean .test-entries/ for the run (the helper says why); the PostgreSQL projects
+    // list it beside their cluster.
+    globalSetup: ['test/helpers/run-global.ts'],
     testTimeout: 30_000,
     // Hooks that boot several real server processes one after another need this much on a machine running the suite
     // twice at once.

@@ -6,7 +6,7 @@
  * socket that the server closes in the same turn, and the request fails with ECONNRESET. The default (5 s) is tested
  * on its own.
  *
- * The run's shared web-archive index folder (archive-index-global.ts), when the run has one: servers open the sample
+ * The run's shared web-archive index folder (run-global.ts), when the run has one: servers open the sample
  * archive's index instead of building it again. A test about index building sets its own folder.
  */
 export const TEST_SERVER_ENV: Readonly<Record<string, string>> = {
