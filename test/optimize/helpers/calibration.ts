@@ -205,7 +205,7 @@ export function keywordSalad(keyword: string, run: RunForSalad): string {
   const terms = [...new Set([...recommended, ...byImportance])];
   const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
   const out = [`# ${cap(keyword)}: ${terms.slice(0, 3).join(', ')}`, ''];
-  out.push(`${cap(keyword)}. Best ${keyword}. ${terms.slice(0, 6).map(cap).join('. ')}.`, '');
+  out.push(`${cap(keyword)}. ${cap(keyword)} guide. ${terms.slice(0, 6).map(cap).join('. ')}.`, '');
   for (let i = 0; i < terms.length; i += 4) {
     const group = terms.slice(i, i + 4);
     out.push(`## ${cap(group[0]!)} and ${keyword}`, '');
