@@ -12,8 +12,11 @@
  * - `headingPages` counts pages with the term in a heading or the title.
  * - Term importance = L * S * (0.65 * share + 0.20 * headingShare + 0.15 * min(1, median count / 5)), where
  *   headingShare = headingPages / pageCount, L = 0.85 for single words and 1 for 2- and 3-word terms (a phrase
- *   is more specific than its words), and S = 0.5 when every word of the term is generic English (generic-words.ts,
- *   applied when most pages are English), else 1: a TF-IDF-like discount against a background of generic text.
+ *   is more specific than its words), and S = `specificity` of the key (frequency.ts: 0.25-1 from the SUBTLEX-US
+ *   word frequencies, applied when most pages are English, else 1): a TF-IDF-like discount against a background
+ *   of generic English.
+ * - A term that is also a name (same key once each word is lower-cased and singular: `solar panels` the name and
+ *   `solar panel` the term) is the name: the term is dropped, so a brief never lists it twice.
  * - Entity importance = K * (0.70 * share + 0.20 * headingShare + 0.10 * min(1, median count / 5)) with K = 1 for
  *   names and 0.5 for dates, amounts, percentages and durations.
  * - Source status (source count = occurrences in its text; heading count = headings + title):
@@ -22,7 +25,7 @@
  *   two extra uses, so short pages are not flagged for one extra mention); else `ok`.
  * - Order: importance descending, then pages descending, then key in code-unit order.
  */
-import { GENERIC_EN } from './generic-words.ts';
+import { specificity } from './frequency.ts';
 import { pickDisplay } from './ngrams.ts';
 import { compareStrings } from './tokens.ts';
 import { winningType } from './entities.ts';
@@ -198,7 +201,7 @@ export function computeCompetitorStats(
     const count = usageRange(u.counts);
     const per1000 = usageRange(u.densities);
     const share = u.counts.length / pageCount;
-    const generic = english && key.split(' ').every((w) => GENERIC_EN.has(w));
+    const weight = english ? specificity(key) : 1;
     const base = 0.65 * share + 0.2 * (u.headingPages / pageCount) + 0.15 * Math.min(1, count.median / 5);
     terms.push({
       key,
@@ -209,7 +212,7 @@ export function computeCompetitorStats(
       count,
       per1000,
       headingPages: u.headingPages,
-      importance: round4((n === 1 ? 0.85 : 1) * (generic ? 0.5 : 1) * base),
+      importance: round4((n === 1 ? 0.85 : 1) * weight * base),
       ...sourceFields(source, sourceTerms, key, count, per1000),
     });
   }
@@ -239,8 +242,11 @@ export function computeCompetitorStats(
 
   terms.sort(byImportance);
   entities.sort(byImportance);
-  const keptTerms = terms.slice(0, Math.max(0, options.maxTerms ?? DEFAULT_MAX_TERMS));
   const keptEntities = entities.slice(0, Math.max(0, options.maxEntities ?? DEFAULT_MAX_ENTITIES));
+  const names = new Set(keptEntities.filter((e) => e.kind === 'name').map((e) => singularKey(e.key)));
+  const keptTerms = terms
+    .filter((t) => !names.has(singularKey(t.key)))
+    .slice(0, Math.max(0, options.maxTerms ?? DEFAULT_MAX_TERMS));
   const result: CompetitorTermStats = {
     pageCount,
     minPages,
@@ -265,4 +271,12 @@ function decideEntityType(votes: ReadonlyMap<string, number>): { kind: EntityKin
   }
   const kind = topVote(kinds) as EntityKind;
   return { kind, type: kind === 'name' ? winningType(types) : 'other' };
+}
+
+/** A key compared across terms and names: each word without a regular plural ending (`panels` and `panel` meet). */
+function singularKey(key: string): string {
+  return key
+    .split(' ')
+    .map((w) => (w.length > 3 && w.endsWith('s') && !/(ss|us|is)$/.test(w) ? w.slice(0, -1) : w))
+    .join(' ');
 }

@@ -1,7 +1,8 @@
 /**
- * One page -> DocumentTerms: choose the pipeline by language, count n-grams in the body, headings and title, find
- * entities in the body and count them in the headings and title.
+ * One page -> DocumentTerms: cut code lines out of the body, choose the pipeline by language, count n-grams in the
+ * body, headings and title, find entities in the body and count them in the headings and title.
  */
+import { stripCode } from './code.ts';
 import type { EnglishTokenizer } from './english.ts';
 import type { EntityTable, SentenceClasses } from './entities.ts';
 import { classifySentences, findEntities, unknownProperNoun, winningType } from './entities.ts';
@@ -44,20 +45,23 @@ export function createDocumentAnalyzer(deps: DocumentAnalyzerDeps): (doc: Docume
 
   return function analyzeDocument(doc: DocumentInput): DocumentTerms {
     const language = primaryLanguage(doc.language);
-    const text = clip(doc.text, deps.maxChars);
+    // Code blocks carried as text lines are never terms (code.ts); the words they use are never names.
+    const { prose: text, codeWords } = stripCode(clip(doc.text, deps.maxChars));
     const body = stream(text, language);
     const headingText = clip((doc.headings ?? []).filter((h) => typeof h === 'string').join('\n'), deps.maxChars);
     // Headings and titles are often Title Case, which the tagger reads as proper nouns; lower case tags them as prose.
     const headings = stream(headingText.toLowerCase(), language).stream;
     const title = stream(clip(doc.title ?? '', deps.maxChars).toLowerCase(), language).stream;
 
+    // A capitalised word the page's code uses (`None`, `False`) is a literal, not a term.
+    for (const t of body.stream.tokens) if (t.cap !== 'none' && codeWords.has(t.surface)) t.key = '';
     const classes = classifySentences(body.stream.tokens);
     const terms: TermTable = new Map();
     countNgrams(body.stream.tokens, terms, 'count', displayFor(body.stream, classes));
     countNgrams(headings.tokens, terms, 'headingCount', (t) => t.surface);
     countNgrams(title.tokens, terms, 'titleCount', (t) => t.surface);
 
-    const entities = findEntities(body.stream, language, classes);
+    const entities = findEntities(body.stream, language, classes, codeWords);
     return {
       language,
       method: body.method,

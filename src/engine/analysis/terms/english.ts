@@ -15,7 +15,13 @@ import { EXTRA_EN_STOP_WORDS } from './stopwords.ts';
 import type { LexToken, SpanEntity, TokenStream } from './tokens.ts';
 import { CONTRACTION, capOf, charLength, hasLetter, isCjk, normOf } from './tokens.ts';
 
-const CONTENT_POS = new Set(['NOUN', 'PROPN', 'VERB', 'ADJ', 'ADV', 'X']);
+// Terms are noun phrases: nouns, proper nouns and untaggable words head them, adjectives and `-ing` forms modify
+// them; other verbs and adverbs (`ensure`, `highly`) end a phrase and are never a term.
+const MODIFIER_POS = new Set(['ADJ']);
+const HEAD_POS = new Set(['NOUN', 'PROPN', 'X']);
+const MODIFIER_AFTER = new Set(['DET', 'ADP', 'ADJ', 'NUM']);
+// An identifier in prose: snake_case, lowerCamelCase (`getLogger`, not `iPhone` or `macOS`).
+const IDENTIFIER_SHAPE = /_|^\p{Ll}{2,}\p{Lu}\p{Ll}/u;
 // Words wink labels as part of these entities are not terms: `March` in `5 March 2024`, `today`.
 const NON_TERM_ENTITIES = new Set(['DATE', 'TIME']);
 // A capital after one of these starts a quotation, a list item or a label, not a name.
@@ -73,6 +79,10 @@ export function createEnglishTokenizer(nlp: WinkMethods): EnglishTokenizer {
       rawSpans.push({ start, end, label });
     });
 
+    const rawIdentifiers = identifierSpans(values, types, spaces);
+    const inIdentifier = new Array<boolean>(values.length).fill(false);
+    for (const span of rawIdentifiers) for (let i = span.start; i <= span.end; i += 1) inIdentifier[i] = true;
+
     const tokens: LexToken[] = [];
     const outIndex = new Array<number>(values.length).fill(-1);
     let sentence = 0;
@@ -113,11 +123,18 @@ export function createEnglishTokenizer(nlp: WinkMethods): EnglishTokenizer {
       const stop = stopFlag || EXTRA_EN_STOP_WORDS.has(lower) || CONTRACTION.test(lower);
       const clitic = lower.startsWith("'") || lower.startsWith('’');
       if ((kind === 'word' && !clitic) || kind === 'number') wordCount += 1;
+      const ing = lower.length > 4 && lower.endsWith('ing');
+      // A "verb" right after a determiner, a preposition or an adjective modifies the noun after it: a participle
+      // (`a clogged drain`, `about frozen pipes`) or a noun the tagger misread (`a burr grinder`); after a subject it
+      // is the verb of a clause (`we tested machines`).
+      if (pos === 'VERB' && MODIFIER_AFTER.has(tags[first - 1] ?? '')) pos = 'ADJ';
+      const code = inIdentifier[first] === true;
       const isTerm =
         kind === 'word' &&
         !stop &&
         !clitic &&
-        CONTENT_POS.has(pos) &&
+        !code &&
+        (HEAD_POS.has(pos) || MODIFIER_POS.has(pos) || (pos === 'VERB' && ing)) &&
         !NON_TERM_ENTITIES.has(labelAt[first] ?? '') &&
         !lower.includes('.') &&
         (lower.length > 2 || charLength(lower) >= 2 || isCjk(lower)) &&
@@ -126,6 +143,8 @@ export function createEnglishTokenizer(nlp: WinkMethods): EnglishTokenizer {
         surface,
         norm: lower.includes('.') && lower.length > 1 ? normOf(surface) : lower,
         key: isTerm ? nounFallback(lemmaKey(lower, pos, lemma, contextFreeKey), lower, pos, doc.isOOV) : '',
+        head: isTerm && HEAD_POS.has(pos),
+        code,
         kind,
         pos,
         cap: kind === 'word' ? capOf(surface) : 'none',
@@ -149,10 +168,48 @@ export function createEnglishTokenizer(nlp: WinkMethods): EnglishTokenizer {
       const end = outIndex[s.end] ?? -1;
       if (start >= 0 && end >= start) spans.push({ start, end, label: s.label });
     }
-    return { tokens, wordCount, spans, isCommonWord: (w) => !doc.isOOV(w) };
+    const identifiers: TokenStream['identifiers'] = [];
+    for (const s of rawIdentifiers) {
+      const start = outIndex[s.start] ?? -1;
+      const end = outIndex[s.end] ?? -1;
+      if (start >= 0 && end >= start) identifiers.push({ start, end });
+    }
+    return { tokens, wordCount, spans, identifiers, isCommonWord: (w) => !doc.isOOV(w) };
   }
 
   return { tokenize };
+}
+
+/**
+ * Identifiers in prose, by raw token span: words joined by dots without spaces (`asyncio.Queue`), a word called
+ * (`gather(`), snake_case and lowerCamelCase words. A span covers the words and the dots between them.
+ */
+function identifierSpans(
+  values: readonly string[],
+  types: readonly string[],
+  spaces: readonly string[],
+): Array<{ start: number; end: number }> {
+  const word = (i: number) => types[i] === 'word' || types[i] === 'unk';
+  const tight = (i: number) => (spaces[i] ?? ' ') === '';
+  const out: Array<{ start: number; end: number }> = [];
+  let i = 0;
+  while (i < values.length) {
+    if (!word(i)) {
+      i += 1;
+      continue;
+    }
+    let end = i;
+    while (values[end + 1] === '.' && tight(end + 1) && word(end + 2) && tight(end + 2)) end += 2;
+    const dotted = end > i;
+    const called = values[end + 1] === '(' && tight(end + 1);
+    let shaped = false;
+    for (let k = i; k <= end; k += 2) if (IDENTIFIER_SHAPE.test(values[k] ?? '')) shaped = true;
+    // `e.g` and `U.S` are abbreviations, not code: a dotted chain needs a part of three letters or more.
+    const longPart = dotted && values.slice(i, end + 1).some((v, k) => k % 2 === 0 && v.length >= 3);
+    if ((dotted && longPart) || called || shaped) out.push({ start: i, end });
+    i = end + 1;
+  }
+  return out;
 }
 
 function isAscii(code: number): boolean {

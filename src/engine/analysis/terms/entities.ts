@@ -15,6 +15,8 @@
 import type { EntityKind, EntityType } from './types.ts';
 import type { LexToken, TokenStream } from './tokens.ts';
 import { CONTRACTION, hasLetter, isHyphen } from './tokens.ts';
+import { GENERIC_ZIPF, zipf } from './frequency.ts';
+import { WINK_EN_STOP_WORDS } from './stopwords.ts';
 import {
   CALENDAR_WORDS,
   FIRST_NAMES,
@@ -63,7 +65,12 @@ export interface SentenceClasses {
 }
 
 /** Finds the entities of one token stream (body text); `classes` is classifySentences of the same tokens. */
-export function findEntities(stream: TokenStream, language: string, classes: SentenceClasses): EntityTable {
+export function findEntities(
+  stream: TokenStream,
+  language: string,
+  classes: SentenceClasses,
+  codeWords: ReadonlySet<string> = new Set(),
+): EntityTable {
   const { tokens } = stream;
   const table: EntityTable = new Map();
   const { titleLines, shouting } = classes;
@@ -71,6 +78,7 @@ export function findEntities(stream: TokenStream, language: string, classes: Sen
   const isCandidate = tokens.map(
     (t) =>
       t.kind === 'word' &&
+      !t.code &&
       t.cap !== 'none' &&
       !FUNCTION_POS.has(t.pos) &&
       t.entity === '' &&
@@ -124,11 +132,12 @@ export function findEntities(stream: TokenStream, language: string, classes: Sen
       end += 1;
       productCue = true;
     }
-    addName(table, tokens, start, end, productCue, language);
+    addName(table, tokens, start, end, productCue, language, codeWords);
     i = end + 1;
   }
 
   aliasSurnames(table);
+  addIdentifiers(table, stream);
   addWinkEntities(table, stream);
   return table;
 }
@@ -190,6 +199,7 @@ function addName(
   end: number,
   productCue: boolean,
   language: string,
+  codeWords: ReadonlySet<string>,
 ): void {
   let s = start;
   let e = end;
@@ -217,6 +227,18 @@ function addName(
     orgCue = true;
   }
   if (language === 'de' && words.length === 1 && !orgCue && !(first.cap === 'upper' && first.norm.length <= 5)) return;
+  // One capitalised word that is a literal of the page's code (`None`, `False`), a stop word, or generic English
+  // (`Office`, `True`, `Round` of `Round Rock`) is a fragment or a keyword, not a name; acronyms stay (`NASA`).
+  if (
+    words.length === 1 &&
+    !orgCue &&
+    (codeWords.has(first.surface) ||
+      (first.cap !== 'upper' &&
+        language === 'en' &&
+        (WINK_EN_STOP_WORDS.has(first.norm) || zipf(first.norm) >= GENERIC_ZIPF)))
+  ) {
+    return;
+  }
 
   const match = keyRun.map((t) => t.norm);
   const key = joinRun(keyRun, (t) => t.norm);
@@ -289,6 +311,25 @@ function aliasSurnames(table: EntityTable): void {
     owner.count += single.count;
     owner.votes.set('person', (owner.votes.get('person') ?? 0) + single.count);
     table.delete(surname);
+  }
+}
+
+// Identifiers in prose (`asyncio.Queue()`, `getLogger`) are the names of a programming topic's APIs: one name each,
+// keyed in lower case without the call, shown as written.
+function addIdentifiers(table: EntityTable, stream: TokenStream): void {
+  for (const span of stream.identifiers) {
+    const run = stream.tokens.slice(span.start, span.end + 1);
+    const display = run.map((t) => t.surface).join('');
+    if (!hasLetter(display) || display.length < 3) continue;
+    const key = display.toLowerCase();
+    let acc = table.get(key);
+    if (!acc) {
+      acc = { kind: 'name', match: run.map((t) => t.norm), count: 0, forms: new Map(), votes: new Map() };
+      table.set(key, acc);
+    }
+    acc.count += 1;
+    acc.forms.set(display, (acc.forms.get(display) ?? 0) + 1);
+    acc.votes.set('other', (acc.votes.get('other') ?? 0) + 1);
   }
 }
 

@@ -1,5 +1,6 @@
 /**
- * 1-, 2- and 3-word terms. An n-gram is a run of consecutive content words (tokens with a lemma key): a stop word,
+ * 1-, 2- and 3-word terms. An n-gram is a run of consecutive content words (tokens with a lemma key) that ends in a
+ * word that can head a noun phrase (LexToken.head), so adjectives and `-ing` forms count only before a noun: a stop word,
  * number, symbol, punctuation mark, sentence or line boundary ends the run, so `espresso machines, grinders` gives
  * `espresso machine` but never `machine grinder`. The one exception is a hyphen written without spaces
  * (`running-shoe`), which joins like a space and shows as a hyphen in the display form.
@@ -90,6 +91,9 @@ export function countNgrams(
     s1 = displayOf(t);
     joiner = ' ';
     length = Math.min(MAX_N, length + 1);
+    // Only a noun phrase is a term: the run so far ends in its head noun (`espresso machine`, not `espresso`'s
+    // adjective before it alone or `combined`).
+    if (!t.head) continue;
     add(k1, 1, s1);
     if (length >= 2) add(k2 + g2 + k1, 2, s2 + j2 + s1);
     if (length >= 3) add(k3 + g3 + k2 + g2 + k1, 3, s3 + j3 + s2 + j2 + s1);

@@ -56,6 +56,8 @@ export function createSegmenterTokenizer(): SegmenterTokenizer {
         surface,
         norm: normOf(surface),
         key,
+        head: true,
+        code: false,
         kind,
         pos: '',
         cap: kind === 'word' ? capOf(surface) : 'none',
@@ -108,7 +110,7 @@ export function createSegmenterTokenizer(): SegmenterTokenizer {
       pendingStart = true;
     }
 
-    return { tokens, wordCount, spans: [], isCommonWord: () => true };
+    return { tokens, wordCount, spans: [], identifiers: [], isCommonWord: () => true };
   }
 
   return { tokenize };

@@ -11,6 +11,13 @@ export interface LexToken {
   norm: string;
   /** Lemma key when the token is a content word that can be part of a term, else ''. */
   key: string;
+  /**
+   * The token can end a term (a noun, a proper noun or a word wink cannot tag): terms are noun phrases, so an
+   * adjective or an `-ing` form only ever modifies the noun after it. Always true in the segmenter pipeline.
+   */
+  head: boolean;
+  /** Part of an identifier in prose (`getLogger`, `asyncio.Queue()`, `max_size`): never a term nor a plain name. */
+  code: boolean;
   kind: 'word' | 'number' | 'punct' | 'other';
   /** Universal POS tag from wink; '' in the segmenter pipeline. */
   pos: string;
@@ -38,6 +45,8 @@ export interface TokenStream {
   tokens: LexToken[];
   wordCount: number;
   spans: SpanEntity[];
+  /** Identifiers written in prose (`asyncio.Queue()`), by token span (inclusive, dots included). */
+  identifiers: Array<{ start: number; end: number }>;
   /** wink's lexicon lookup; the segmenter pipeline has none and answers true (treat every word as common). */
   isCommonWord: (lower: string) => boolean;
 }

