@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { extract } from '../../src/engine/analysis/extract/index.ts';
+import { classifyPage, pageFeatures } from '../../src/engine/analysis/page-type/index.ts';
 import { type TpFpFn, wcxbWordF1, zyteMetrics, zyteShingleMatching } from './extraction-scorers.ts';
 
 export interface ScoredPage {
@@ -14,6 +15,11 @@ export interface ScoredPage {
   reference: string;
   msOurs: number;
   msReference: number;
+  /** The page-type classifier's answer and its input, from the same extraction as `ours`. */
+  predictedType: string;
+  features: number[];
+  /** Time of classifyPage alone (features plus model), after extraction. */
+  msClassify: number;
 }
 
 export interface PageInput {
@@ -38,6 +44,22 @@ export function oursText(html: string, url: string): string {
   return extract(html, { url }).mainText;
 }
 
+interface OursResult {
+  text: string;
+  predictedType: string;
+  features: number[];
+  msClassify: number;
+}
+
+/** Our extractor's main text, plus the page type classified from the same extraction. */
+function oursWithType(html: string, url: string): OursResult {
+  const e = extract(html, { url });
+  const t = performance.now();
+  const predictedType = classifyPage(e).type;
+  const msClassify = performance.now() - t;
+  return { text: e.mainText, predictedType, features: pageFeatures(e), msClassify };
+}
+
 /**
  * Extracts every page with both extractors. A warm-up pass over the first pages runs both untimed; then each page
  * is timed with the two run back to back, alternating which goes first so neither always inherits the other's
@@ -49,13 +71,13 @@ export function runBoth(pages: readonly PageInput[], warmup = 8): ScoredPage[] {
     referenceText(p.html);
   }
   return pages.map((p, i) => {
-    let ours = '';
+    let ours: OursResult = { text: '', predictedType: '', features: [], msClassify: 0 };
     let reference = '';
     let msOurs = 0;
     let msReference = 0;
     const timeOurs = (): void => {
       const t = performance.now();
-      ours = oursText(p.html, p.url);
+      ours = oursWithType(p.html, p.url);
       msOurs = performance.now() - t;
     };
     const timeReference = (): void => {
@@ -70,7 +92,16 @@ export function runBoth(pages: readonly PageInput[], warmup = 8): ScoredPage[] {
       timeReference();
       timeOurs();
     }
-    return { pageType: p.pageType, ours, reference, msOurs, msReference };
+    return {
+      pageType: p.pageType,
+      ours: ours.text,
+      reference,
+      msOurs,
+      msReference,
+      predictedType: ours.predictedType,
+      features: ours.features,
+      msClassify: ours.msClassify,
+    };
   });
 }
 

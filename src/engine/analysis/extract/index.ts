@@ -5,6 +5,13 @@ import { parseDocument } from './dom.ts';
 import { findMainContent } from './main-content.ts';
 import { readMetadata } from './metadata.ts';
 import { guessPageKind } from './page-type.ts';
+import {
+  type PageSignals,
+  emptyControls,
+  noteControl,
+  readHeadSignals,
+  readTreeSignals,
+} from '../page-type/signals.ts';
 import { nodeText, readParts } from './parts.ts';
 import { parseStructuredData } from './structured-data.ts';
 import { type TNode, buildTree } from './tree.ts';
@@ -50,7 +57,10 @@ function extractUnsafe(html: string, options: ExtractOptions): Extraction {
   const out = emptyExtraction();
   const doc = parseDocument(html);
   if (!doc) return out;
-  const meta = readMetadata(doc);
+  const controls = emptyControls();
+  const meta = readMetadata(doc, (el, tag) => {
+    if (tag === 'button' || tag === 'input' || tag === 'textarea') noteControl(el, tag, controls);
+  });
   const pageUrl = resolveHref(options.url ?? '', null);
   out.title = meta.title;
   out.metaDescription = meta.metaDescription;
@@ -63,6 +73,11 @@ function extractUnsafe(html: string, options: ExtractOptions): Extraction {
   const { root, nodes } = buildTree(doc);
   const pageH1 = nodes.find((n) => n.tag === 'h1');
   const kind = guessPageKind(meta, out.structuredData.types, docUrl ?? '');
+  // Read before findMainContent: furniture marking and Readability change the tree and the document.
+  const signals: PageSignals = { ...controls };
+  readHeadSignals(meta, out.structuredData.types, docUrl ?? '', signals);
+  readTreeSignals(nodes, signals);
+  out.pageSignals = signals;
   const main = findMainContent(doc, root, kind, nodes);
   out.mainText = joinBlocks(main.blocks);
   out.wordCount = (out.mainText.match(/[\p{L}\p{N}_]+/gu) ?? []).length;

@@ -16,8 +16,11 @@ export interface PageMetadata {
   jsonLd: string[];
 }
 
-/** Reads the metadata in one pass over the document; <svg> titles and body text are skipped. */
-export function readMetadata(doc: DomDocument): PageMetadata {
+/**
+ * Reads the metadata in one pass over the document; <svg> titles and body text are skipped. `onOther` sees every
+ * other element of that pass (the page-type signals count form controls there, so the DOM is walked once).
+ */
+export function readMetadata(doc: DomDocument, onOther?: (el: DomElement, tag: string) => void): PageMetadata {
   const meta: PageMetadata = {
     title: '',
     metaDescription: '',
@@ -75,6 +78,7 @@ export function readMetadata(doc: DomDocument): PageMetadata {
       case 'noscript':
         return false;
       default:
+        onOther?.(el, tag);
         return true;
     }
   });

@@ -1,4 +1,5 @@
 /** Result shapes of `extract()`: page-level metadata plus a description of the page's main content. */
+import type { PageSignals } from '../page-type/signals.ts';
 
 export interface Heading {
   level: number;
@@ -78,6 +79,11 @@ export interface Extraction {
   images: Image[];
   links: Link[];
   structuredData: StructuredData;
+  /**
+   * Counts read while parsing that tell what kind of page this is (page-type/signals.ts), for `classifyPage`.
+   * Absent on extractions built elsewhere (fixtures, older stored records).
+   */
+  pageSignals?: PageSignals;
 }
 
 export interface ExtractOptions {

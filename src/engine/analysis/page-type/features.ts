@@ -1,0 +1,172 @@
+/**
+ * The classifier's inputs: a fixed list of named numbers made from an extraction's page signals and its main content.
+ * Counts enter as log(1 + n), so one huge page does not outweigh the rest; shares (link density, running-text share,
+ * code share, cards per page) enter as they are. The list is fixed and named so the fitted weights (weights.ts) can be
+ * read one by one.
+ */
+import type { Extraction } from '../extract/types.ts';
+import type { PageSignals } from './signals.ts';
+
+/** Signals that enter as log(1 + count). */
+const LOG_SIGNALS = [
+  'buttons',
+  'inputs',
+  'cartControls',
+  'quantityInputs',
+  'searchInputs',
+  'contactControls',
+  'replyControls',
+  'textareas',
+  'priceTexts',
+  'dateTexts',
+  'forumTexts',
+  'serviceTexts',
+  'productTexts',
+  'longParagraphs',
+  'telLinks',
+  'mailLinks',
+  'itempropProduct',
+  'itempropArticle',
+  'itempropForum',
+  'itemtypeProduct',
+  'itemtypeArticle',
+  'itemtypeForum',
+  'itemtypeList',
+  'hintPrice',
+  'hintCart',
+  'hintProduct',
+  'hintSku',
+  'hintRating',
+  'hintAuthor',
+  'hintDate',
+  'hintPost',
+  'hintDocs',
+  'hintCode',
+  'hintCard',
+  'hintPagination',
+  'hintFilter',
+  'hintService',
+  'hintBreadcrumb',
+  'hintArticle',
+  'cards',
+  'priceCards',
+  'dateCards',
+  'cardGroups',
+  'tag_p',
+  'tag_a',
+  'tag_h1',
+  'tag_h2',
+  'tag_h3',
+  'tag_h4',
+  'tag_li',
+  'tag_table',
+  'tag_pre',
+  'tag_code',
+  'tag_img',
+  'tag_article',
+  'tag_section',
+  'tag_aside',
+  'tag_nav',
+  'tag_time',
+  'tag_form',
+  'tag_blockquote',
+  'tag_dl',
+  'tag_address',
+  'tag_figure',
+  'chars',
+  'urlDepth',
+  'urlSlugWords',
+] as const;
+
+/** 0/1 signals that enter as they are. */
+const FLAG_SIGNALS = [
+  'ldForum',
+  'ldProduct',
+  'ldArticle',
+  'ldDocs',
+  'ldCollection',
+  'ldService',
+  'ldFaq',
+  'ldBreadcrumb',
+  'ldAny',
+  'ogArticle',
+  'ogProduct',
+  'ogWebsite',
+  'genForum',
+  'genDocs',
+  'genShop',
+  'genWordpress',
+  'urlKnown',
+  'urlRoot',
+  'urlDigits',
+  'urlQuery',
+  'urlDate',
+  'urlForum',
+  'urlForumHost',
+  'urlProduct',
+  'urlCollection',
+  'urlListing',
+  'urlListingEnd',
+  'urlDocs',
+  'urlDocsHost',
+  'urlService',
+  'urlArticle',
+  'urlShopHost',
+] as const;
+
+/** Shares and main-content measures, computed below. */
+const DERIVED = [
+  'linkDensity',
+  'proseShare',
+  'codeShare',
+  'cardsPer100Links',
+  'priceCardShare',
+  'dateCardShare',
+  'mainWords',
+  'mainParagraphs',
+  'mainWordsPerParagraph',
+  'mainLinkDensity',
+  'mainListItems',
+  'mainTables',
+  'mainHeadings',
+  'mainShare',
+] as const;
+
+/** Every feature name, in the order of the vector. */
+export const FEATURE_NAMES: readonly string[] = [...LOG_SIGNALS, ...FLAG_SIGNALS, ...DERIVED];
+
+const log1 = (n: number): number => Math.log1p(Math.max(0, n));
+
+/** The feature vector of an extraction (zeros where it carries no signals). */
+export function pageFeatures(e: Extraction): number[] {
+  const s: PageSignals = e.pageSignals ?? {};
+  const g = (k: string): number => s[k] ?? 0;
+  const chars = Math.max(1, g('chars'));
+  const mainChars = Math.max(1, e.mainText.length);
+  let mainLinkChars = 0;
+  for (const l of e.links) mainLinkChars += l.text.length;
+  let listItems = 0;
+  for (const l of e.lists) listItems += l.items.length;
+  const paragraphs = e.paragraphs.length;
+  const derived: Record<(typeof DERIVED)[number], number> = {
+    linkDensity: g('linkChars') / chars,
+    proseShare: g('longParagraphChars') / chars,
+    codeShare: Math.min(1, (g('preChars') + g('codeChars')) / chars),
+    cardsPer100Links: Math.min(3, (100 * g('cards')) / Math.max(10, g('tag_a'))),
+    priceCardShare: g('priceCards') / Math.max(4, g('cards')),
+    dateCardShare: g('dateCards') / Math.max(4, g('cards')),
+    mainWords: log1(e.wordCount),
+    mainParagraphs: log1(paragraphs),
+    mainWordsPerParagraph: log1(paragraphs > 0 ? e.wordCount / paragraphs : 0),
+    mainLinkDensity: Math.min(1, mainLinkChars / mainChars),
+    mainListItems: log1(listItems),
+    mainTables: log1(e.tables.length),
+    mainHeadings: log1(e.headings.length),
+    mainShare: Math.min(1, mainChars / chars),
+  };
+  return [
+    ...LOG_SIGNALS.map((k) => log1(g(k))),
+    ...FLAG_SIGNALS.map((k) => (g(k) > 0 ? 1 : 0)),
+    ...DERIVED.map((k) => derived[k]),
+  ];
+}
