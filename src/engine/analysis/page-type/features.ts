@@ -52,6 +52,7 @@ const LOG_SIGNALS = [
   'priceCards',
   'dateCards',
   'cardGroups',
+  'posts',
   'tag_p',
   'tag_a',
   'tag_h1',
@@ -130,7 +131,25 @@ const DERIVED = [
   'mainTables',
   'mainHeadings',
   'mainShare',
+  'titleListing',
+  'titleCollection',
+  'titleDocs',
+  'titleForum',
+  'titleService',
+  'titleQuestion',
+  'titleWords',
 ] as const;
+
+// Words of a page's title and H1 that name what it is. English only; other languages rely on the markup.
+const TITLE_LISTING =
+  /\b(?:news|blog|latest|archives?|all (?:posts|articles|stories)|articles|stories|events|press|page \d+|results|search|directory|courses|programs|episodes|podcasts?|issues|awards|lists?|topics?|tag|category)\b/i;
+const TITLE_COLLECTION =
+  /\b(?:shop|buy|sale|collection|products|accessories|for (?:men|women|kids)|men's|women's|online store)\b/i;
+const TITLE_DOCS =
+  /\b(?:documentation|docs|reference|api|manual|guide|tutorial|getting started|quickstart|install(?:ation|ing)?|configur\w+|sdk|cli|man page|handbook|glossary|overview)\b/i;
+const TITLE_FORUM = /\b(?:forums?|threads?|community|discussion|reddit|r\/\w+|answers|help needed|question)\b|\?/i;
+const TITLE_SERVICE =
+  /\b(?:services?|company|contractors?|agency|consulting|repair|installation|near me|hire|solutions|insurance|lawyers?|attorneys?|clinic|plans?|pricing|tuition|degree|certificat\w+|training)\b/i;
 
 /** Every feature name, in the order of the vector. */
 export const FEATURE_NAMES: readonly string[] = [...LOG_SIGNALS, ...FLAG_SIGNALS, ...DERIVED];
@@ -148,6 +167,8 @@ export function pageFeatures(e: Extraction): number[] {
   let listItems = 0;
   for (const l of e.lists) listItems += l.items.length;
   const paragraphs = e.paragraphs.length;
+  const heads = `${e.title} ${e.h1}`;
+  const title = (re: RegExp): number => (re.test(heads) ? 1 : 0);
   const derived: Record<(typeof DERIVED)[number], number> = {
     linkDensity: g('linkChars') / chars,
     proseShare: g('longParagraphChars') / chars,
@@ -163,6 +184,13 @@ export function pageFeatures(e: Extraction): number[] {
     mainTables: log1(e.tables.length),
     mainHeadings: log1(e.headings.length),
     mainShare: Math.min(1, mainChars / chars),
+    titleListing: title(TITLE_LISTING),
+    titleCollection: title(TITLE_COLLECTION),
+    titleDocs: title(TITLE_DOCS),
+    titleForum: title(TITLE_FORUM),
+    titleService: title(TITLE_SERVICE),
+    titleQuestion: /\?\s*$/.test(e.h1 || e.title) ? 1 : 0,
+    titleWords: log1((e.h1 || e.title).split(/\s+/).filter(Boolean).length),
   };
   return [
     ...LOG_SIGNALS.map((k) => log1(g(k))),

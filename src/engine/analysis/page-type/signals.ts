@@ -180,6 +180,7 @@ export function readTreeSignals(nodes: readonly TNode[], out: PageSignals): void
   let priceCards = 0;
   let dateCards = 0;
   let cardGroups = 0;
+  let posts = 0;
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i] as TNode;
     const tag = n.tag;
@@ -214,7 +215,7 @@ export function readTreeSignals(nodes: readonly TNode[], out: PageSignals): void
     // Repeated cards: at least four siblings of one shape (tag and first class), each with a link.
     let elementKids = 0;
     for (const k of n.kids) if (typeof k !== 'string') elementKids++;
-    if (elementKids >= 4) {
+    if (elementKids >= 2) {
       const groups = new Map<string, number[]>();
       for (const k of n.kids) {
         if (typeof k === 'string') continue;
@@ -223,6 +224,15 @@ export function readTreeSignals(nodes: readonly TNode[], out: PageSignals): void
         const list = groups.get(key);
         if (list) list.push(j);
         else groups.set(key, [j]);
+      }
+      for (const members of groups.values()) {
+        // Posts: siblings of one shape that each carry a date and a few lines of text (replies, comments, answers).
+        if (members.length < 2) continue;
+        const dated = members.filter((j) => {
+          const m = nodes[j];
+          return acc[j]?.hasDate && m !== undefined && m.chars - m.linkChars >= 80;
+        });
+        if (dated.length >= 2) posts += dated.length;
       }
       for (const [key, members] of groups) {
         if (members.length < 4 || key.startsWith('a ') || key.startsWith('option')) continue;
@@ -244,6 +254,7 @@ export function readTreeSignals(nodes: readonly TNode[], out: PageSignals): void
   out.priceCards = priceCards;
   out.dateCards = dateCards;
   out.cardGroups = cardGroups;
+  out.posts = posts;
 }
 
 const TAG_KEYS = new Map<string, string>(
