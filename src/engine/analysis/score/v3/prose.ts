@@ -10,7 +10,7 @@
  *   repeat one used before, beyond the 5% prose has) and for repeated openings.
  * - `readability`: Flesch reading ease on the well-formed sentences only (score.readability's syllable count), 100
  *   from 60 and 0 at 10, scaled by the sentences' share of the body so a list of fragments is not "easy to read".
- * - `faq`: for each question (a heading or a bold line ending in `?`), whether the text under it answers: a
+ * - `faq`: for each question (a heading, or a paragraph of at most 25 words, ending in `?`), whether the text under it answers: a
  *   well-formed sentence of at least 6 words that shares a content word with the question, or two such sentences.
  *   null when the text asks no question.
  * The `score` is the weighted mean (sentences 0.35, readability 0.25, repetition 0.2, variety 0.1, faq 0.1; without
