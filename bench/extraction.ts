@@ -1,12 +1,15 @@
 /**
- * `npm run bench -- extraction [--dataset DIR] [--per-type N] [--workers N]`: main-content F1 and time per page of
+ * `npm run bench -- extraction [--dataset DIR] [--per-type N] [--workers N] [--fit-page-types]`: main-content F1 and time per page of
  * our extractor against Readability.js on linkedom, side by side in one process, scored with each dataset's
  * published scorer (ports in bench/lib/extraction-scorers.ts). Without --dataset it runs zyte-aeb and wcxb-dev from
  * the external datasets folder beside the checkout (data, not part of this repository; see
  * bench/lib/extraction-datasets.ts); with it, any folder in the WCXB layout, and the last line reads
  * `extraction F1 <ours> vs <readability> on <N> pages`. Pages are shared among worker threads (default: one per
  * core, at most 2); each worker times both extractors on every page it gets, alternating which runs first. The
- * default run also prints pages/s of extraction plus term analysis on one core.
+ * default run also prints pages/s of extraction plus term analysis on one core. Every WCXB run also prints the
+ * page-type classifier's accuracy per type with its confusion matrix, 5-fold cross-validated accuracy (the shipped
+ * weights are fitted on wcxb-dev), and what reading its signals costs; --fit-page-types refits the weights
+ * (bench/lib/extraction-page-types.ts).
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -19,6 +22,7 @@ import {
   formatAccuracy,
   formatConfusion,
   pageTypeAccuracy,
+  signalCost,
   writePageTypeWeights,
 } from './lib/extraction-page-types.ts';
 import { type Row, type ScoredPage, formatTable, runBothParallel, wcxbRows, zyteRow } from './lib/extraction-run.ts';
@@ -64,6 +68,14 @@ async function wcxb(name: string, dir: string, args: Args): Promise<Row[]> {
     log(`page-type weights fitted on ${results.length} pages of ${name}: ${path} (run again to measure them)`);
   }
   log(pageTypeReport(name, results));
+  // Ten pages of each type: enough for a stable share, a few seconds on one core.
+  const taken = new Map<string, number>();
+  const sample = pages.filter((p) => {
+    const k = taken.get(p.pageType) ?? 0;
+    taken.set(p.pageType, k + 1);
+    return k < 10;
+  });
+  log(signalCost(sample));
   return wcxbRows(
     name,
     pages.map((p) => p.mainContent),

@@ -6,6 +6,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parseDocument } from '../../src/engine/analysis/extract/dom.ts';
+import { extract } from '../../src/engine/analysis/extract/index.ts';
+import { readMetadata } from '../../src/engine/analysis/extract/metadata.ts';
+import { buildTree } from '../../src/engine/analysis/extract/tree.ts';
+import { emptyControls, noteControl, readTreeSignals } from '../../src/engine/analysis/page-type/signals.ts';
 import {
   FEATURE_NAMES,
   PAGE_TYPES,
@@ -160,4 +165,41 @@ export const PAGE_TYPE_MODEL: SoftmaxModel = {
   bias,
 };
 `;
+}
+
+/**
+ * What reading the page signals costs inside extraction, on one thread: the tree pass (readTreeSignals) and the
+ * form-control counting added to the metadata walk, timed on a fresh parse of each page, against a whole extract().
+ */
+export function signalCost(pages: readonly { html: string; url: string }[]): string {
+  let msExtract = 0;
+  let msTree = 0;
+  let msControls = 0;
+  for (const [round, p] of [...pages.map((p) => [0, p] as const), ...pages.map((p) => [1, p] as const)]) {
+    let t = performance.now();
+    extract(p.html, { url: p.url });
+    const dExtract = performance.now() - t;
+    const doc = parseDocument(p.html);
+    if (!doc) continue;
+    t = performance.now();
+    readMetadata(doc);
+    const dPlain = performance.now() - t;
+    const controls = emptyControls();
+    t = performance.now();
+    readMetadata(doc, (el, tag) => {
+      if (tag === 'button' || tag === 'input' || tag === 'textarea') noteControl(el, tag, controls);
+    });
+    const dControls = performance.now() - t - dPlain;
+    const { nodes } = buildTree(doc);
+    t = performance.now();
+    readTreeSignals(nodes, {});
+    const dTree = performance.now() - t;
+    if (round === 0) continue; // the first round warms up
+    msExtract += dExtract;
+    msTree += dTree;
+    msControls += Math.max(0, dControls);
+  }
+  const n = Math.max(1, pages.length);
+  const share = (100 * (msTree + msControls)) / Math.max(1e-9, msExtract);
+  return `page signals on one thread: ${(msTree / n).toFixed(2)} ms tree pass + ${(msControls / n).toFixed(2)} ms form controls per page, ${share.toFixed(1)}% of extract() (${(msExtract / n).toFixed(1)} ms/page, ${pages.length} pages)`;
 }
