@@ -43,12 +43,22 @@ export function createEnglishTokenizer(nlp: WinkMethods): EnglishTokenizer {
   function contextFreeKey(lower: string): string {
     const hit = contextFree.get(lower);
     if (hit !== undefined) return hit;
-    const tokens = nlp.readDoc(lower).tokens();
+    const doc = nlp.readDoc(lower);
+    const tokens = doc.tokens();
     let key = lower;
     if (tokens.length() === 1) {
       const pos = (tokens.out(its.pos) as string[])[0] ?? 'X';
       const lemma = (tokens.out(lemmaOf) as string[])[0] ?? lower;
-      key = pos === 'PROPN' ? lower : lemmaKey(lower, pos, lemma, () => lower);
+      // `Earbuds` in a title-case line and `earbuds` in a sentence are one term.
+      key =
+        pos === 'PROPN'
+          ? lower
+          : nounFallback(
+              lemmaKey(lower, pos, lemma, () => lower),
+              lower,
+              pos,
+              doc.isOOV,
+            );
     }
     if (contextFree.size >= CONTEXT_FREE_CACHE_LIMIT) contextFree.clear();
     contextFree.set(lower, key);

@@ -42,6 +42,8 @@ export interface EntityAccumulator {
   count: number;
   forms: Map<string, number>;
   votes: Map<EntityType, number>;
+  /** Some mention is a name on its own merits (see notAName); a name never so is dropped after aliasing. */
+  strong?: boolean;
 }
 
 export type EntityTable = Map<string, EntityAccumulator>;
@@ -137,6 +139,7 @@ export function findEntities(
   }
 
   aliasSurnames(table);
+  for (const [key, acc] of table) if (acc.kind === 'name' && acc.strong !== true) table.delete(key);
   addIdentifiers(table, stream);
   addWinkEntities(table, stream);
   return table;
@@ -227,18 +230,8 @@ function addName(
     orgCue = true;
   }
   if (language === 'de' && words.length === 1 && !orgCue && !(first.cap === 'upper' && first.norm.length <= 5)) return;
-  // One capitalised word that is a literal of the page's code (`None`, `False`), a stop word, or generic English
-  // (`Office`, `True`, `Round` of `Round Rock`) is a fragment or a keyword, not a name; acronyms stay (`NASA`).
-  if (
-    words.length === 1 &&
-    !orgCue &&
-    (codeWords.has(first.surface) ||
-      (first.cap !== 'upper' &&
-        language === 'en' &&
-        (WINK_EN_STOP_WORDS.has(first.norm) || zipf(first.norm) >= GENERIC_ZIPF)))
-  ) {
-    return;
-  }
+  // Kept until surnames are aliased (`Cook` is `Tim Cook`), then dropped if never more than that (see notAName).
+  const weak = words.length === 1 && !orgCue && notAName(tokens, first, language, codeWords);
 
   const match = keyRun.map((t) => t.norm);
   const key = joinRun(keyRun, (t) => t.norm);
@@ -277,8 +270,34 @@ function addName(
     table.set(key, acc);
   }
   acc.count += 1;
+  if (!weak) acc.strong = true;
   acc.forms.set(display, (acc.forms.get(display) ?? 0) + 1);
   acc.votes.set(type, (acc.votes.get(type) ?? 0) + 1);
+}
+
+/**
+ * One capitalised word that is a literal of the page's code (`None`, `False`), a word the page also writes in lower
+ * case as a plain word (`Details`, `Color` as labels beside `color`), a stop word, or generic English (`Office`,
+ * `True`, `Round` of `Round Rock`) is a fragment, a label or a keyword, not a name; acronyms (`NASA`), places and
+ * single letters are left to the other rules.
+ */
+function notAName(tokens: readonly LexToken[], t: LexToken, language: string, codeWords: ReadonlySet<string>): boolean {
+  if (codeWords.has(t.surface)) return true;
+  if (language !== 'en' || t.cap === 'upper' || t.norm.length < 2 || PLACES.has(t.norm)) return false;
+  return lowerCaseUses(tokens, t.norm) > 0 || WINK_EN_STOP_WORDS.has(t.norm) || zipf(t.norm) >= GENERIC_ZIPF;
+}
+
+/** Uses of a word written all in lower case on the page (memoised per token array). */
+const lowerCounts = new WeakMap<readonly LexToken[], Map<string, number>>();
+function lowerCaseUses(tokens: readonly LexToken[], norm: string): number {
+  let counts = lowerCounts.get(tokens);
+  if (!counts) {
+    counts = new Map();
+    for (const t of tokens)
+      if (t.kind === 'word' && t.cap === 'none') counts.set(t.norm, (counts.get(t.norm) ?? 0) + 1);
+    lowerCounts.set(tokens, counts);
+  }
+  return counts.get(norm) ?? 0;
 }
 
 function joinRun(run: readonly LexToken[], text: (t: LexToken) => string): string {
@@ -296,20 +315,26 @@ function previousWord(tokens: readonly LexToken[], index: number): string {
   return prev.norm;
 }
 
-// A lone surname (`Cook`) after the full name (`Tim Cook`) is the same person.
+// A lone surname (`Cook`) after the full name (`Tim Cook`) is the same person, and a lone model name (`Bambino`)
+// the product whose name it ends (`Breville Bambino`), when exactly one longer name on the page ends with it. Places
+// are left alone (`Austin` is not `North Austin`).
 function aliasSurnames(table: EntityTable): void {
   const bySurname = new Map<string, string[]>();
   for (const [key, acc] of table) {
-    if (acc.match.length < 2 || winningType(acc.votes) !== 'person') continue;
+    if (acc.match.length < 2 || acc.kind !== 'name') continue;
     const surname = acc.match[acc.match.length - 1] ?? '';
     bySurname.set(surname, [...(bySurname.get(surname) ?? []), key]);
   }
   for (const [surname, owners] of bySurname) {
     const single = table.get(surname);
     const owner = owners.length === 1 && owners[0] !== undefined ? table.get(owners[0]) : undefined;
-    if (!single || !owner || single.match.length !== 1) continue;
+    if (!single || !owner || single.match.length !== 1 || single.kind !== 'name') continue;
+    if (PLACES.has(surname) || winningType(single.votes) === 'place' || winningType(owner.votes) === 'place') continue;
     owner.count += single.count;
-    owner.votes.set('person', (owner.votes.get('person') ?? 0) + single.count);
+    owner.strong = owner.strong === true || single.strong === true;
+    for (const [type, n] of single.votes) if (type !== 'other') owner.votes.set(type, (owner.votes.get(type) ?? 0) + n);
+    if (winningType(owner.votes) === 'person')
+      owner.votes.set('person', (owner.votes.get('person') ?? 0) + single.count);
     table.delete(surname);
   }
 }
@@ -321,6 +346,8 @@ function addIdentifiers(table: EntityTable, stream: TokenStream): void {
     const run = stream.tokens.slice(span.start, span.end + 1);
     const display = run.map((t) => t.surface).join('');
     if (!hasLetter(display) || display.length < 3) continue;
+    // A plain English word called (`join(`, `print(`) is a verb of the prose or too generic to name an API.
+    if (run.length === 1 && /^\p{Ll}+$/u.test(display) && zipf(display) > 0) continue;
     const key = display.toLowerCase();
     let acc = table.get(key);
     if (!acc) {

@@ -40,19 +40,19 @@ export function zipf(word: string): number {
 }
 
 /** Zipf at or above which a word is generic English (`machine`, `office`, `true`, `round`). */
-export const GENERIC_ZIPF = 4.8;
+export const GENERIC_ZIPF = 4.6;
 /** Below this a word is topical; between the two the weight falls linearly. */
-const TOPICAL_ZIPF = 3.8;
+const TOPICAL_ZIPF = 3.6;
 /** A phrase is more specific than its words: its mean Zipf is lowered by this much. */
-const PHRASE_BONUS = 0.5;
+const PHRASE_BONUS = 0.7;
 /** Weight of a term made only of generic words. */
 const GENERIC_WEIGHT = 0.25;
 
 /**
  * 0.25-1: how much a term (lemma key, words joined by spaces) says about a topic rather than about English: 1 up to
- * Zipf 3.8, falling linearly to 0.25 at 4.8 and above. A word's Zipf is the higher of its lemma's and its plural's
- * (`need`, `needs`); a phrase counts as its mean Zipf less 0.5 (`espresso machine` and `solar panel` about 1,
- * `heat pump` 0.9, `unique need` 0.5, `machine` and `water` 0.25).
+ * Zipf 3.6, falling linearly to 0.25 at 4.6 and above. A word's Zipf is the higher of its lemma's and its plural's
+ * (`need`, `needs`); a phrase counts as its mean Zipf less 0.7 (`espresso machine` and `solar panel` 1, `heat pump`
+ * and `water heater` about 0.95, `unique need` about 0.55, `machine` and `water` 0.25).
  */
 export function specificity(key: string): number {
   const words = key.split(' ').filter((w) => w.length > 0);
