@@ -3,7 +3,8 @@
  * its shape, line by line, and cut out before terms are counted: a line is code when it has one strong sign of a
  * program and no sign of a sentence ending in prose. Signs: an assignment or comparison (`x = 1`, `a == b`, `=>`),
  * a statement end (`;`), a brace, a prompt (`>>>`, `$ `, `#include`), a leading keyword of a statement (`import`,
- * `def`, `await`, `return`, `const`, ...), an indented line that is not a sentence, or a call (`put(item)`) on a line
+ * `def`, `await`, `return`, `const`, ...), a Python block opener (`if x is None:`), an indented line that is not a
+ * sentence, or a call (`put(item)`) on a line
  * of at most eight words that does not end like a sentence.
  *
  * Words met in code are remembered: a capitalised word that the page also uses in its code (`None`, `False`) is a
@@ -19,11 +20,16 @@ const CALL = /[\p{L}\p{N}_]\(/u;
 const SENTENCE_END = /[.!?:…]["'”’)]*\s*$/u;
 const INDENTED = /^(?: {2,}|\t)\S/;
 
+// A Python block opener (`if result is None:`, `for job in jobs:`); `for example:` has no sign of code.
+const BLOCK_OPENER = /^\s*(?:if|elif|while|for|with|except)\b.*:\s*$/;
+const CODE_SIGN = /[=()._[\]]|\bis\b|\bin\b/;
+
 /** True when one line of extracted text is code (see the module comment). */
 export function isCodeLine(line: string): boolean {
   const trimmed = line.trim();
   if (trimmed.length === 0) return false;
   if (KEYWORD_START.test(line)) return !looksLikeProse(trimmed);
+  if (BLOCK_OPENER.test(line) && CODE_SIGN.test(trimmed) && words(trimmed) <= 10) return true;
   if (BRACES.test(trimmed) || STATEMENT_END.test(trimmed)) return !looksLikeProse(trimmed);
   if (ASSIGNMENT.test(trimmed)) return !looksLikeProse(trimmed);
   if (INDENTED.test(line) && !SENTENCE_END.test(trimmed)) return !looksLikeProse(trimmed);

@@ -3,6 +3,7 @@
  * body, headings and title, find entities in the body and count them in the headings and title.
  */
 import { stripCode } from './code.ts';
+import { GENERIC_ZIPF, zipf } from './frequency.ts';
 import type { EnglishTokenizer } from './english.ts';
 import type { EntityTable, SentenceClasses } from './entities.ts';
 import { classifySentences, findEntities, unknownProperNoun, winningType } from './entities.ts';
@@ -54,7 +55,21 @@ export function createDocumentAnalyzer(deps: DocumentAnalyzerDeps): (doc: Docume
     const title = stream(clip(doc.title ?? '', deps.maxChars).toLowerCase(), language).stream;
 
     // A capitalised word the page's code uses (`None`, `False`) is a literal, not a term.
-    for (const t of body.stream.tokens) if (t.cap !== 'none' && codeWords.has(t.surface)) t.key = '';
+    // A generic English word capitalised on its own mid-sentence as a proper noun (`True`, `Office`) is a literal or
+    // a piece of a name: it may sit inside a phrase but never ends a term (`Round Rock` is left to the name rules).
+    const tokens = body.stream.tokens;
+    tokens.forEach((t, i) => {
+      if (t.cap !== 'none' && codeWords.has(t.surface)) t.key = '';
+      else if (
+        t.pos === 'PROPN' &&
+        t.cap === 'title' &&
+        !t.sentenceStart &&
+        !capitalisedNeighbour(tokens, i) &&
+        zipf(t.norm) >= GENERIC_ZIPF
+      ) {
+        t.head = false;
+      }
+    });
     const classes = classifySentences(body.stream.tokens);
     const terms: TermTable = new Map();
     countNgrams(body.stream.tokens, terms, 'count', displayFor(body.stream, classes));
@@ -70,6 +85,14 @@ export function createDocumentAnalyzer(deps: DocumentAnalyzerDeps): (doc: Docume
       entities: entityList(entities, lines(headings.tokens), lines(title.tokens)),
     };
   };
+}
+
+function capitalisedNeighbour(tokens: readonly LexToken[], i: number): boolean {
+  const t = tokens[i];
+  const prev = tokens[i - 1];
+  const next = tokens[i + 1];
+  const cap = (x: LexToken | undefined) => x !== undefined && x.kind === 'word' && x.cap !== 'none';
+  return (t !== undefined && !t.breakBefore && cap(prev)) || (next !== undefined && !next.breakBefore && cap(next));
 }
 
 function clip(text: unknown, maxChars: number): string {
