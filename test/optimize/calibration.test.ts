@@ -34,7 +34,6 @@ const V2_WRONG = new Set([
   'best-running-shoes-flat-feet: expert > salad by >= 15',
   'how-to-descale-a-kettle: expert > collage',
   'how-to-descale-a-kettle: expert > salad by >= 15',
-  'how-to-descale-a-kettle: stub > offtopic',
   'python-logging-best-practices: expert > salad by >= 15',
   'water-heater-repair-denver: expert > collage',
   'water-heater-repair-denver: expert > salad by >= 15',

@@ -172,22 +172,26 @@ export function createEnglishTokenizer(nlp: WinkMethods): EnglishTokenizer {
       if (kind === 'punct' && OPENERS.has(surface)) pendingStart = true;
     }
 
-    const spans: SpanEntity[] = [];
-    for (const s of rawSpans) {
-      const start = outIndex[s.start] ?? -1;
-      const end = outIndex[s.end] ?? -1;
-      if (start >= 0 && end >= start) spans.push({ start, end, label: s.label });
-    }
-    const identifiers: TokenStream['identifiers'] = [];
-    for (const s of rawIdentifiers) {
-      const start = outIndex[s.start] ?? -1;
-      const end = outIndex[s.end] ?? -1;
-      if (start >= 0 && end >= start) identifiers.push({ start, end });
-    }
+    const spans: SpanEntity[] = reindex(rawSpans, outIndex);
+    const identifiers: TokenStream['identifiers'] = reindex(rawIdentifiers, outIndex).map(({ start, end }) => ({
+      start,
+      end,
+    }));
     return { tokens, wordCount, spans, identifiers, isCommonWord: (w) => !doc.isOOV(w) };
   }
 
   return { tokenize };
+}
+
+/** Spans over wink's tokens re-indexed to the stream's tokens; a span whose ends were dropped (line breaks) goes. */
+function reindex<T extends { start: number; end: number }>(raw: readonly T[], outIndex: readonly number[]): T[] {
+  const out: T[] = [];
+  for (const s of raw) {
+    const start = outIndex[s.start] ?? -1;
+    const end = outIndex[s.end] ?? -1;
+    if (start >= 0 && end >= start) out.push({ ...s, start, end });
+  }
+  return out;
 }
 
 /**
