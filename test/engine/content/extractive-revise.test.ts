@@ -72,7 +72,7 @@ describe('extractive revise', () => {
   });
 
   it('never adds an excluded topic and skips terms no source carries', async () => {
-    const req = request({ wordCountTarget: 500 });
+    const req = request({ wordCountTarget: 600 });
     const { brief, draft } = await run(req);
     const revised = await writer.revise({
       request: req,
@@ -87,7 +87,7 @@ describe('extractive revise', () => {
   });
 
   it('adds an FAQ section when asked and fixes an H1 without the keyword', async () => {
-    const req = request({ wordCountTarget: 500 });
+    const req = request({ wordCountTarget: 900 });
     const { brief } = await run(req);
     const bare: Brief = {
       ...brief,
@@ -125,7 +125,7 @@ describe('extractive revise', () => {
   });
 
   it('is deterministic', async () => {
-    const req = request({ wordCountTarget: 500 });
+    const req = request({ wordCountTarget: 600 });
     const { brief, draft } = await run(req);
     const input = {
       request: req,
