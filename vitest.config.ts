@@ -96,8 +96,9 @@ export default defineConfig({
     // twice at once.
     hookTimeout: 120_000,
     // Transformed modules are kept on disk between runs (node_modules/.experimental-vitest-cache, keyed by each
-    // file's content): a run after an edit transforms the edited files only.
-    experimental: { fsModuleCache: true },
+    // file's content): a run after an edit transforms the edited files only. Two runs at once in one checkout trip
+    // over each other's cache files: VITEST_FS_CACHE=0 turns it off for a run beside another.
+    experimental: { fsModuleCache: process.env.VITEST_FS_CACHE !== '0' },
     projects: [
       {
         extends: true,
