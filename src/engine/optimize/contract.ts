@@ -4,6 +4,7 @@
  * them) and the store types the optimization's JSON columns with them (src/store/json-columns.ts).
  */
 import { z } from 'zod';
+import { RECOMMENDATION_KINDS } from '../analysis/score/types.ts';
 
 /** Recommendations score_content's summary view carries, most points first. */
 export const SUMMARY_RECOMMENDATIONS = 10;
@@ -15,7 +16,7 @@ export const Recommendation = z.object({
   id: z.string().describe('The check, or check:term for term advice; stable for the same input.'),
   check: z.string(),
   category: z.string(),
-  kind: z.enum(['add_term', 'use_more', 'use_less', 'fix']),
+  kind: z.enum(RECOMMENDATION_KINDS),
   term: z.string().nullable().describe('The term or name the advice is about; null for page-level advice.'),
   points: z.number().describe('Score points following it would add.'),
   priority: z.enum(['high', 'medium', 'low']).describe('high from 2 points, medium from 0.75.'),

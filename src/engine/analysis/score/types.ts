@@ -45,13 +45,29 @@ export interface TermAdvice {
 
 export type Priority = 'high' | 'medium' | 'low';
 
+/**
+ * What a recommendation asks: a term to add, use more or less; a page-level fix; passages to rewrite in one's own
+ * words; a fact the ranking pages share; an opening that answers the question; a page of the kind that ranks.
+ */
+export const RECOMMENDATION_KINDS = [
+  'add_term',
+  'use_more',
+  'use_less',
+  'fix',
+  'rewrite_copied',
+  'add_fact',
+  'answer_first',
+  'page_type',
+] as const;
+export type RecommendationKind = (typeof RECOMMENDATION_KINDS)[number];
+
 /** One thing to change, with the points following it would add. */
 export interface Recommendation {
   /** `<check>` or `<check>:<term>`: stable across runs of the same input. */
   id: string;
   check: string;
   category: Category;
-  kind: 'add_term' | 'use_more' | 'use_less' | 'fix';
+  kind: RecommendationKind;
   /** The term or name the advice is about; null for page-level advice. */
   term: string | null;
   points: number;
