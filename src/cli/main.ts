@@ -13,12 +13,14 @@ const GROUPS: Record<string, readonly string[]> = {
   admin: ['orgs', 'clients', 'keys'],
   tracker: ['tracker'],
   archive: ['archive'],
+  inspect: ['inspect'],
 };
 
 async function registerGroup(name: string, program: Command, config: Config, io: CliIo): Promise<void> {
   if (name === 'run') (await import('./commands/run.ts')).registerRunCommands(program, config, io);
   else if (name === 'admin') (await import('./commands/admin.ts')).registerAdminCommands(program, config, io);
   else if (name === 'tracker') (await import('./commands/tracker.ts')).registerTrackerCommands(program, config, io);
+  else if (name === 'inspect') (await import('./commands/inspect.ts')).registerInspectCommand(program, config, io);
   else if (name === 'archive') {
     const [{ registerArchiveCommands }, { createSafeFetcher, parseAllowList }] = await Promise.all([
       import('./commands/archive.ts'),
