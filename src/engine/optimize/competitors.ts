@@ -1,8 +1,9 @@
 /**
  * Which ranking pages are competitors (docs/scoring.md, "Which pages are competitors"). Before fetching: the scored
  * page itself, pages of its own site and of domains the caller excluded. After fetching: pages that could not be
- * fetched or are not HTML, pages that fail the relevance test, and pages beyond two per site. Every page left out is
- * listed with its reason; none of them counts anywhere.
+ * fetched or are not HTML, pages that fail the relevance test, pages of another kind than the search intent
+ * (search-intent.ts), and pages beyond two per site. Every page left out is listed with its reason; none of them
+ * counts anywhere.
  */
 import { hostOf } from '../analysis/extract/urls.ts';
 import { registrableDomain } from '../analysis/site.ts';
@@ -14,9 +15,21 @@ import {
   type HeadTerms,
   type Relevance,
 } from '../analysis/score/relevance.ts';
+import type { PageType } from '../analysis/page-type/index.ts';
 import { documentKey } from '../rendering/document-key.ts';
+import { isMismatch, mismatchDetail, searchIntent, type SearchIntent } from './search-intent.ts';
 
-export type ExclusionReason = 'same_site' | 'excluded_domain' | 'domain_cap' | 'off_topic' | 'unfetchable' | 'not_html';
+/** Every reason a ranking page is not a competitor; the contract's enum (contract.ts) lists the same. */
+export const EXCLUSION_REASONS = [
+  'same_site',
+  'excluded_domain',
+  'domain_cap',
+  'off_topic',
+  'unfetchable',
+  'not_html',
+  'page_type_mismatch',
+] as const;
+export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 
 export interface ExcludedCompetitor {
   url: string;
@@ -24,6 +37,8 @@ export interface ExcludedCompetitor {
   reason: ExclusionReason;
   /** Why, in words. */
   detail: string;
+  /** Its page type, when it was fetched and read. */
+  page_type?: PageType;
 }
 
 /** Pages kept per site (registrable domain). */
@@ -100,25 +115,36 @@ function offTopicDetail(r: Relevance, head: HeadTerms): string {
   return `not about the keyword: ${parts.join('; ')}`;
 }
 
-/** A fetched candidate: its extraction when usable, else why not. */
+/** A fetched candidate: its extraction when usable, else why not; its page type when it was read. */
 export interface FetchedCandidate extends Candidate {
   extraction: Extraction | null;
   failure: { reason: 'unfetchable' | 'not_html'; detail: string } | null;
+  pageType?: { type: PageType; confidence: number } | null;
+}
+
+/** The page type of an excluded entry, when known. */
+function typeField(page: FetchedCandidate): { page_type?: PageType } {
+  return page.pageType ? { page_type: page.pageType.type } : {};
 }
 
 /**
- * Keeps the fetched candidates that are real competitors, in rank order: fetched HTML, on topic (unless `force`),
- * at most MAX_PER_SITE per site. Answers the kept ones, their relevance, and the excluded ones with reasons.
+ * Keeps the fetched candidates that are real competitors, in rank order: fetched HTML, on topic (unless `force`), of
+ * the search intent's kind when the intent is dominant (unless `force`), at most MAX_PER_SITE per site (unless
+ * `force`). Answers the kept ones, their relevance, the excluded ones with reasons, and the search intent of the
+ * relevant ones (those on topic; null when none has a known type).
+ *
+ * The intent is read before the type and per-site rules: it counts the first MAX_PER_SITE relevant pages of each site,
+ * so the pages of the intent's type it counts are the ones the per-site cap keeps, and a dominant intent (3 pages or
+ * more) always leaves at least 3 competitors.
  */
 export function selectCompetitors<T extends FetchedCandidate>(
   fetched: readonly T[],
   options: { head: HeadTerms; language: string; force: boolean },
-): { kept: { page: T; relevance: Relevance }[]; excluded: ExcludedCompetitor[] } {
+): { kept: { page: T; relevance: Relevance }[]; excluded: ExcludedCompetitor[]; intent: SearchIntent | null } {
   const ranked = [...fetched].sort(
     (a, b) => (a.position ?? Number.MAX_SAFE_INTEGER) - (b.position ?? Number.MAX_SAFE_INTEGER),
   );
-  const perSite = new Map<string, number>();
-  const kept: { page: T; relevance: Relevance }[] = [];
+  const relevant: { page: T; relevance: Relevance }[] = [];
   const excluded: ExcludedCompetitor[] = [];
   for (const page of ranked) {
     const base = { url: page.url, position: page.position };
@@ -129,17 +155,40 @@ export function selectCompetitors<T extends FetchedCandidate>(
     }
     const relevance = relevanceOf(page.extraction, options.head, options.language);
     if (!relevance.onTopic && !options.force) {
-      excluded.push({ ...base, reason: 'off_topic', detail: offTopicDetail(relevance, options.head) });
+      excluded.push({
+        ...base,
+        reason: 'off_topic',
+        detail: offTopicDetail(relevance, options.head),
+        ...typeField(page),
+      });
+      continue;
+    }
+    relevant.push({ page, relevance });
+  }
+  const intent = searchIntent(
+    relevant.flatMap(({ page }) =>
+      page.pageType ? [{ ...page.pageType, position: page.position, site: siteOf(page.url) }] : [],
+    ),
+    MAX_PER_SITE,
+  );
+  const perSite = new Map<string, number>();
+  const kept: { page: T; relevance: Relevance }[] = [];
+  for (const { page, relevance } of relevant) {
+    const base = { url: page.url, position: page.position };
+    if (!options.force && intent && page.pageType && isMismatch(intent, page.pageType)) {
+      const detail = mismatchDetail(page.pageType.type, intent);
+      excluded.push({ ...base, reason: 'page_type_mismatch', detail, ...typeField(page) });
       continue;
     }
     const site = siteOf(page.url);
     const n = perSite.get(site) ?? 0;
     if (n >= MAX_PER_SITE && !options.force) {
-      excluded.push({ ...base, reason: 'domain_cap', detail: `${MAX_PER_SITE} pages of ${site} are already compared` });
+      const detail = `${MAX_PER_SITE} pages of ${site} are already compared`;
+      excluded.push({ ...base, reason: 'domain_cap', detail, ...typeField(page) });
       continue;
     }
     perSite.set(site, n + 1);
     kept.push({ page, relevance });
   }
-  return { kept, excluded };
+  return { kept, excluded, intent };
 }

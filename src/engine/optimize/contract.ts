@@ -4,7 +4,9 @@
  * them) and the store types the optimization's JSON columns with them (src/store/json-columns.ts).
  */
 import { z } from 'zod';
+import { PAGE_TYPES } from '../analysis/page-type/index.ts';
 import { RECOMMENDATION_KINDS } from '../analysis/score/types.ts';
+import { EXCLUSION_REASONS } from './competitors.ts';
 
 /** Recommendations score_content's summary view carries, most points first. */
 export const SUMMARY_RECOMMENDATIONS = 10;
@@ -62,6 +64,23 @@ export const TermRow = z.object({
   status: z.enum(['missing', 'under', 'ok', 'over']),
 });
 
+const PageType = z.enum(PAGE_TYPES).describe(`The page's type: ${PAGE_TYPES.join(', ')}.`);
+const PageTypeConfidence = z.number().describe("The classifier's probability of page_type, 0-1.");
+
+/** The search intent: the page type most relevant ranking pages share (docs/api.md, the optimize result). */
+const SearchIntent = z
+  .object({
+    page_type: PageType,
+    pages: z.number().int().describe('Relevant ranking pages of that type.'),
+    of: z.number().int().describe('Relevant ranking pages counted (at most 2 per site).'),
+    dominant: z
+      .boolean()
+      .describe(
+        'True when the type has at least 3 pages, at least half of those counted, and no other type as many: pages of another type are then excluded (page_type_mismatch) and a scored page of another type is advised (kind page_type).',
+      ),
+  })
+  .describe('What kind of page ranks for the keyword.');
+
 export const OptimizationResult = z
   .object({
     rankabilityScore: z.number().describe('0-100, the sum of scoreDetails points (docs/scoring.md).'),
@@ -80,16 +99,22 @@ export const OptimizationResult = z
         wordCount: z.number().int(),
         score: z.number(),
         relevance: z.number().optional().describe('The relevance score that admitted it (docs/scoring.md).'),
+        page_type: PageType.optional(),
+        page_type_confidence: PageTypeConfidence.optional(),
       }),
     ),
+    page_type: PageType.optional().describe("The scored page's type."),
+    page_type_confidence: PageTypeConfidence.optional(),
+    search_intent: SearchIntent.optional(),
     recommendations: z.array(Recommendation).optional().describe('Every recommendation, most points first.'),
     excluded_competitors: z
       .array(
         z.object({
           url: z.string(),
           position: z.number().int().nullable(),
-          reason: z.enum(['same_site', 'excluded_domain', 'domain_cap', 'off_topic', 'unfetchable', 'not_html']),
+          reason: z.enum(EXCLUSION_REASONS),
           detail: z.string(),
+          page_type: PageType.optional().describe('Its type, when it was fetched and read.'),
         }),
       )
       .optional()

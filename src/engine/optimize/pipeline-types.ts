@@ -1,8 +1,10 @@
 import type { FetchErrorCode, SearchResult } from '../../providers/types.ts';
 import type { Extraction } from '../analysis/extract/types.ts';
+import type { PageType } from '../analysis/page-type/index.ts';
 import type { DocumentTerms } from '../analysis/terms/types.ts';
 import type { CompetitorModel, ScoreResult } from '../analysis/score/index.ts';
 import type { ExcludedCompetitor } from './competitors.ts';
+import type { PageTypeOf, SearchIntent } from './search-intent.ts';
 import type { StepContext } from '../runner/types.ts';
 
 export interface OptimizationInput {
@@ -40,8 +42,10 @@ export interface FetchedDoc {
   /** The fetch error code, when the fetch itself failed. */
   failure?: FetchErrorCode;
   extraction: Extraction | null;
-  /** Term analysis, done as the page arrives so it overlaps the wait for slower pages. */
+  /** Term analysis, done as the page arrives so it overlaps the wait for slower pages (null for own-site results). */
   terms: DocumentTerms | null;
+  /** The page type (`classifyPage`), read once as the page arrives; confidence rounded to 3 decimals. */
+  pageType?: { type: PageType; confidence: number } | null;
 }
 
 export interface FetchOutput {
@@ -49,11 +53,12 @@ export interface FetchOutput {
   competitors: FetchedDoc[];
   /** Candidates left out before fetching (the page's own site, excluded domains). */
   excluded: ExcludedCompetitor[];
+  /** The best-ranked results of the page's own site (excluded as same_site), fetched only for their page type. */
+  sameSite?: FetchedDoc[];
 }
 
-/** What the score step hands to onComplete: the result, the evidence and the model, written to the row. */
-/** A competitor as the score step keeps it: where it ranks, its length, its own score and its relevance. */
-export interface ScoredCompetitor {
+/** A competitor as the score step keeps it: where it ranks, its length, its own score, its relevance and its type. */
+export interface ScoredCompetitor extends Partial<PageTypeOf> {
   url: string;
   title: string;
   position: number | null;
@@ -62,15 +67,19 @@ export interface ScoredCompetitor {
   relevance: number;
 }
 
+/** What the score step hands to onComplete: the result, the evidence and the model, written to the row. */
 export interface ScoreOutput {
-  result: ScoreResult & {
-    competitorCount: number;
-    competitors: ScoredCompetitor[];
-    excluded_competitors: ExcludedCompetitor[];
-    confidence: 'normal' | 'low';
-    warnings: string[];
-    scoringVersion: string;
-  };
+  result: ScoreResult &
+    Partial<PageTypeOf> & {
+      competitorCount: number;
+      competitors: ScoredCompetitor[];
+      excluded_competitors: ExcludedCompetitor[];
+      /** The search intent of the relevant ranking pages; absent when none has a known type. */
+      search_intent?: SearchIntent;
+      confidence: 'normal' | 'low';
+      warnings: string[];
+      scoringVersion: string;
+    };
   evidence: Record<string, unknown>;
   model: CompetitorModel;
 }

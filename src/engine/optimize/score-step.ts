@@ -2,8 +2,9 @@ import { buildCompetitorModel, SCORING_VERSION, scoreAgainstModel, scoreCompetit
 import { headTerms } from '../analysis/score/relevance.ts';
 import type { Engine } from '../engine.ts';
 import { PermanentError } from '../runner/types.ts';
-import { MIN_CONFIDENT_COMPETITORS, selectCompetitors, type ExcludedCompetitor } from './competitors.ts';
-import type { Ctx, FetchOutput, ScoreOutput, SearchOutput } from './pipeline-types.ts';
+import { MIN_CONFIDENT_COMPETITORS, selectCompetitors, siteOf, type ExcludedCompetitor } from './competitors.ts';
+import type { Ctx, FetchedDoc, FetchOutput, ScoreOutput, SearchOutput } from './pipeline-types.ts';
+import { pageTypeRecommendation, type OwnSiteResult, type PageTypeOf, type SearchIntent } from './search-intent.ts';
 
 const REASON_WORDS: Record<ExcludedCompetitor['reason'], string> = {
   same_site: "on the page's own site",
@@ -12,7 +13,35 @@ const REASON_WORDS: Record<ExcludedCompetitor['reason'], string> = {
   off_topic: 'off topic',
   unfetchable: 'unfetchable',
   not_html: 'not HTML',
+  page_type_mismatch: 'of another page type than the search intent',
 };
+
+const byRank = (a: { position: number | null }, b: { position: number | null }) =>
+  (a.position ?? Number.MAX_SAFE_INTEGER) - (b.position ?? Number.MAX_SAFE_INTEGER);
+
+/** A fetched page's type as the result and the evidence record it; nothing when it was not read. */
+function typeOf(doc: Pick<FetchedDoc, 'pageType'>): Partial<PageTypeOf> {
+  return doc.pageType ? { page_type: doc.pageType.type, page_type_confidence: doc.pageType.confidence } : {};
+}
+
+/**
+ * The page's own-site results whose type is known: the same_site results fetched for their type, and the own-site
+ * candidates `force_competitors` kept. The page_type advice names one only from these, never from a title or a URL.
+ */
+function ownSiteResults(fetched: FetchOutput, pageUrl: string): OwnSiteResult[] {
+  const site = siteOf(pageUrl);
+  const docs = [...(fetched.sameSite ?? []), ...fetched.competitors.filter((c) => site && siteOf(c.url) === site)];
+  return docs.flatMap((d) => (d.ok && d.pageType ? [{ url: d.url, position: d.position, type: d.pageType.type }] : []));
+}
+
+/** The same_site exclusions with the type of those fetched for it. */
+function withOwnSiteTypes(excluded: readonly ExcludedCompetitor[], fetched: FetchOutput): ExcludedCompetitor[] {
+  const types = new Map((fetched.sameSite ?? []).flatMap((d) => (d.pageType ? [[d.url, d.pageType.type]] : [])));
+  return excluded.map((e) => {
+    const type = e.reason === 'same_site' ? types.get(e.url) : undefined;
+    return type ? { ...e, page_type: type } : e;
+  });
+}
 
 /** "3 off topic, 1 on the page's own site": the exclusions counted by reason. */
 function exclusionSummary(excluded: readonly ExcludedCompetitor[]): string {
@@ -31,8 +60,16 @@ function lowConfidence(keyword: string, used: number, excluded: readonly Exclude
   return `Only ${used} ranking ${used === 1 ? 'page is' : 'pages are'} about "${keyword}"${why}; the score and advice rest on fewer than ${MIN_CONFIDENT_COMPETITORS} competitors.`;
 }
 
-/** The evidence written beside the result: the search, the page's fetch and extraction, and every candidate's fate. */
-function evidenceOf(search: SearchOutput, fetched: FetchOutput, excluded: readonly ExcludedCompetitor[]) {
+/**
+ * The evidence written beside the result: the search, the page's fetch, extraction and type, every candidate's fate
+ * and type (the own-site results fetched for their type among them, never included), and the search intent.
+ */
+function evidenceOf(
+  search: SearchOutput,
+  fetched: FetchOutput,
+  excluded: readonly ExcludedCompetitor[],
+  intent: SearchIntent | null,
+) {
   const p = fetched.page;
   const ex = p.extraction!;
   return {
@@ -63,8 +100,9 @@ function evidenceOf(search: SearchOutput, fetched: FetchOutput, excluded: readon
       tables: ex.tables.length,
       images: ex.images.length,
       links: ex.links.length,
+      ...typeOf(p),
     },
-    competitors: fetched.competitors.map((c) => {
+    competitors: [...fetched.competitors, ...(fetched.sameSite ?? [])].sort(byRank).map((c) => {
       const out = excluded.find((e) => e.url === c.url);
       return {
         url: c.url,
@@ -77,8 +115,10 @@ function evidenceOf(search: SearchOutput, fetched: FetchOutput, excluded: readon
         source: c.source,
         reason: c.reason ?? out?.detail ?? null,
         excludedAs: out?.reason ?? null,
+        ...typeOf(c),
       };
     }),
+    ...(intent ? { search_intent: intent } : {}),
     scoringVersion: SCORING_VERSION,
   };
 }
@@ -101,7 +141,7 @@ export function scorePageStep({ analysis }: Pick<Engine, 'analysis'>, ctx: Ctx):
     })),
     { head, language: input.language, force: input.forceCompetitors === true },
   );
-  const excluded = [...fetched.excluded, ...selection.excluded].sort(
+  const excluded = [...withOwnSiteTypes(fetched.excluded, fetched), ...selection.excluded].sort(
     (a, b) => (a.position ?? 99) - (b.position ?? 99) || (a.url < b.url ? -1 : 1),
   );
   const used = selection.kept.map((k) => k.page);
@@ -114,10 +154,18 @@ export function scorePageStep({ analysis }: Pick<Engine, 'analysis'>, ctx: Ctx):
   const scored = scoreAgainstModel(analysis.analyzer, source, model);
   const compScores = scoreCompetitors(analysis.analyzer, comps, input.keyword, input.language);
   const low = used.length < MIN_CONFIDENT_COMPETITORS;
+  const { intent } = selection;
+  const pageType = fetched.page.pageType;
+  const advice =
+    pageType &&
+    pageTypeRecommendation(input.keyword, pageType, intent, ownSiteResults(fetched, input.url), scored.recommendations);
   return {
     model,
     result: {
       ...scored,
+      // The page_type advice goes first: it carries the list's largest points (search-intent.ts).
+      recommendations: advice ? [advice, ...scored.recommendations] : scored.recommendations,
+      ...typeOf(fetched.page),
       competitorCount: used.length,
       competitors: selection.kept.map(({ page: c, relevance }, i) => ({
         url: c.url,
@@ -126,12 +174,14 @@ export function scorePageStep({ analysis }: Pick<Engine, 'analysis'>, ctx: Ctx):
         wordCount: c.extraction!.wordCount,
         score: compScores[i]!,
         relevance: relevance.score,
+        ...typeOf(c),
       })),
       excluded_competitors: excluded,
+      ...(intent ? { search_intent: intent } : {}),
       confidence: low ? ('low' as const) : ('normal' as const),
       warnings: low ? [lowConfidence(input.keyword, used.length, excluded)] : [],
       scoringVersion: SCORING_VERSION,
     },
-    evidence: evidenceOf(search, fetched, excluded),
+    evidence: evidenceOf(search, fetched, excluded, intent),
   };
 }
