@@ -12,9 +12,9 @@
  * - `headingPages` counts pages with the term in a heading or the title.
  * - Term importance = L * S * (0.65 * share + 0.20 * headingShare + 0.15 * min(1, median count / 5)), where
  *   headingShare = headingPages / pageCount, L = 0.85 for single words and 1 for 2- and 3-word terms (a phrase
- *   is more specific than its words), and S = `specificity` of the key (frequency.ts: 0.25-1 from the SUBTLEX-US
- *   word frequencies, applied when most pages are English, else 1): a TF-IDF-like discount against a background
- *   of generic English.
+ *   is more specific than its words), and S = `specificity` of the key and its display (frequency.ts: 0.25-1 from
+ *   the SUBTLEX-US word frequencies of the words as lemmatised or as written, whichever is commoner, applied when
+ *   most pages are English, else 1): a TF-IDF-like discount against a background of generic English.
  * - A term that is also a name (same key once each word is lower-cased and singular: `solar panels` the name and
  *   `solar panel` the term) is the name: the term is dropped, so a brief never lists it twice.
  * - Entity importance = K * (0.70 * share + 0.20 * headingShare + 0.10 * min(1, median count / 5)) with K = 1 for
@@ -201,11 +201,12 @@ export function computeCompetitorStats(
     const count = usageRange(u.counts);
     const per1000 = usageRange(u.densities);
     const share = u.counts.length / pageCount;
-    const weight = english ? specificity(key) : 1;
+    const display = pickDisplay(u.forms) ?? key;
+    const weight = english ? specificity(key, display) : 1;
     const base = 0.65 * share + 0.2 * (u.headingPages / pageCount) + 0.15 * Math.min(1, count.median / 5);
     terms.push({
       key,
-      display: pickDisplay(u.forms) ?? key,
+      display,
       n,
       pages: u.counts.length,
       share: round4(share),

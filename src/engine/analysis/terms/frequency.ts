@@ -49,15 +49,40 @@ const PHRASE_BONUS = 0.7;
 const GENERIC_WEIGHT = 0.25;
 
 /**
- * 0.25-1: how much a term (lemma key, words joined by spaces) says about a topic rather than about English: 1 up to
- * Zipf 3.6, falling linearly to 0.25 at 4.6 and above. A word's Zipf is the higher of its lemma's and its plural's
- * (`need`, `needs`); a phrase counts as its mean Zipf less 0.7 (`espresso machine` and `solar panel` 1, `heat pump`
- * and `water heater` about 0.95, `unique need` about 0.55, `machine` and `water` 0.25).
+ * Zipf of one word of a term: the highest of its lemma's, its plural's and the form the pages write (`surface`). The
+ * lemma alone can be rarer than the word the pages use: wink lemmatises `data` to `datum` (Zipf 0, as if rare),
+ * while `data` itself is Zipf 4.4.
  */
-export function specificity(key: string): number {
+export function wordZipf(lemma: string, surface?: string): number {
+  const forms = [lemma, lemma.endsWith('s') ? '' : `${lemma}s`, surface?.toLowerCase() ?? ''];
+  return Math.max(...forms.map((f) => (f ? zipf(f) : 0)));
+}
+
+/**
+ * A lone word of generic English (Zipf 4.6 or more in any of its forms: `time`, `way`, `water`, `price`, `data`):
+ * it says nothing about a topic on its own, so it is never recommended alone (the phrases it heads, such as
+ * `water heater`, carry it) unless the keyword is made of it.
+ */
+export function isGenericWord(key: string, display?: string): boolean {
+  if (key.includes(' ')) return false;
+  const surface = display && !/\s/u.test(display.trim()) ? display.trim() : undefined;
+  return wordZipf(key, surface) >= GENERIC_ZIPF;
+}
+
+/**
+ * 0.25-1: how much a term (lemma key, words joined by spaces) says about a topic rather than about English: 1 up to
+ * Zipf 3.6, falling linearly to 0.25 at 4.6 and above. A word's Zipf is `wordZipf` (its lemma's, its plural's or,
+ * given `display`, the written form's: `data`, not `datum`); a phrase counts as its mean Zipf less 0.7 (`espresso
+ * machine` and `solar panel` 1, `heat pump` and `water heater` about 0.95, `unique need` about 0.55, `machine` and
+ * `water` 0.25).
+ */
+export function specificity(key: string, display?: string): number {
   const words = key.split(' ').filter((w) => w.length > 0);
   if (words.length === 0) return 1;
-  const zs = words.map((w) => Math.max(zipf(w), w.endsWith('s') ? 0 : zipf(`${w}s`)));
+  // The written words line up with the key's only when there are as many of them.
+  const written = display?.trim().split(/\s+/u) ?? [];
+  const surfaces = written.length === words.length ? written : [];
+  const zs = words.map((w, i) => wordZipf(w, surfaces[i]));
   const mean = zs.reduce((a, b) => a + b, 0) / zs.length;
   const z = words.length === 1 ? mean : mean - PHRASE_BONUS;
   if (z <= TOPICAL_ZIPF) return 1;
