@@ -48,6 +48,17 @@ const LOG_SIGNALS = [
   'hintService',
   'hintBreadcrumb',
   'hintArticle',
+  'hintProductItem',
+  'checkboxes',
+  'radios',
+  'productFields',
+  'collectionTexts',
+  'listingTexts',
+  'docsTexts',
+  'pageLinks',
+  'anchorLinks',
+  'headingIds',
+  'sideLinks',
   'cards',
   'priceCards',
   'dateCards',
@@ -113,6 +124,16 @@ const FLAG_SIGNALS = [
   'urlService',
   'urlArticle',
   'urlShopHost',
+  'ldAggregateOffer',
+  'ldItemList',
+  'ldCollectionPage',
+  'ldItemPage',
+  'ldQa',
+  'ldEvent',
+  'ldSoftware',
+  'ogProductGroup',
+  'urlNumericEnd',
+  'urlHeadline',
 ] as const;
 
 /** Shares and main-content measures, computed below. */
@@ -138,6 +159,13 @@ const DERIVED = [
   'titleService',
   'titleQuestion',
   'titleWords',
+  'ldProducts',
+  'ldPricedProducts',
+  'ldArticles',
+  'ldFaqEntries',
+  'cardTextPerCard',
+  'sideLinkShare',
+  'anchorLinkShare',
 ] as const;
 
 // Words of a page's title and H1 that name what it is. English only; other languages rely on the markup.
@@ -191,6 +219,13 @@ export function pageFeatures(e: Extraction): number[] {
     titleService: title(TITLE_SERVICE),
     titleQuestion: /\?\s*$/.test(e.h1 || e.title) ? 1 : 0,
     titleWords: log1((e.h1 || e.title).split(/\s+/).filter(Boolean).length),
+    ldProducts: log1(e.structuredData.products.length),
+    ldPricedProducts: log1(e.structuredData.products.filter((p) => p.price !== '').length),
+    ldArticles: log1(e.structuredData.articles.length),
+    ldFaqEntries: log1(e.structuredData.faq.length),
+    cardTextPerCard: log1(g('cards') > 0 ? g('cardChars') / g('cards') : 0),
+    sideLinkShare: Math.min(1, g('sideLinks') / Math.max(10, g('tag_a'))),
+    anchorLinkShare: Math.min(1, g('anchorLinks') / Math.max(10, g('tag_a'))),
   };
   return [
     ...LOG_SIGNALS.map((k) => log1(g(k))),
