@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- scoring`: the score's calibration table (issue 24, "Calibration, measured").
+ * `npm run bench -- scoring`: the score's calibration table.
  *
  * For every topic of test/fixtures/scoring/ (competitor pages written for the tests, served as an offline WARC built
  * from their HTML), one real Optimize run of the in-process app, then five labelled texts scored with the real
@@ -83,7 +83,7 @@ export async function run(args: string[]): Promise<void> {
     );
     process.stdout.write(
       table(
-        ['goal (issue 24)', 'pass'],
+        ['goal', 'pass'],
         goals(all).map((g) => [g.goal, g.pass ? 'PASS' : 'fail']),
       ),
     );

@@ -16,28 +16,16 @@ import {
 } from './helpers/calibration.ts';
 
 /**
- * The score's calibration set (issue 24, "Calibration, measured"): per topic of test/fixtures/scoring/, a real
+ * The score's calibration set: per topic of test/fixtures/scoring/, a real
  * Optimize run of an offline archive built from the fixture pages, and five labelled texts scored with the real
  * score_content path. The expected orderings: the expert article highest, the keyword salad at least 15 points
  * below it, the collage of competitor sentences below it, the off-topic article lowest.
  *
- * Scoring version 2 gets several of them wrong; those cases are `it.fails`, so the suite stays green while they
- * fail. Version 3 flips them to `it`: once the scorer orders a case right, its `it.fails` fails ("expected to fail"),
- * and the case moves to `it`. `npm run bench -- scoring` prints the same figures as a table.
+ * Version 2 got 7 of the 28 orderings wrong (the salad and the collage above the expert article); version 3 holds
+ * every one. `npm run bench -- scoring` prints the same figures as a table.
  */
 
 const topics = loadTopics();
-
-/** The cases version 2 gets wrong: `<topic slug>: <expected ordering>`. v3 flips them to `it`. */
-const V2_WRONG = new Set([
-  'best-running-shoes-flat-feet: expert > collage',
-  'best-running-shoes-flat-feet: expert > salad by >= 15',
-  'how-to-descale-a-kettle: expert > collage',
-  'how-to-descale-a-kettle: expert > salad by >= 15',
-  'python-logging-best-practices: expert > salad by >= 15',
-  'water-heater-repair-denver: expert > collage',
-  'water-heater-repair-denver: expert > salad by >= 15',
-]);
 
 const tmp = tempDir('calibration-');
 let w: CalibrationWorld;
@@ -104,24 +92,22 @@ describe('the calibration set', () => {
 describe.each(topics.map((t) => [t.slug]))('calibration: %s', (slug) => {
   for (const e of EXPECTED) {
     const name = pairName(e);
-    // v2 gets these wrong: `it.fails` until the v3 scorer orders them right, then `it`.
-    const test = V2_WRONG.has(`${slug}: ${name}`) ? it.fails : it;
-    test(name, () => {
+    it(name, () => {
       const s = scoresOf(slug);
       expect(holds(e, s), `${name}: ${JSON.stringify(s)}`).toBe(true);
     });
   }
 });
 
-describe('what v3 adds (v2 fails these; v3 flips them to `it`)', () => {
-  it.fails('lists the collage passages copied from the competitors (rewrite_copied advice)', () => {
+describe('what version 3 adds', () => {
+  it('lists the collage passages copied from the competitors (rewrite_copied advice)', () => {
     for (const topic of topics) {
       const kinds = scored.get(topic.slug)!.collage.recommendations.map((r) => r.kind);
       expect(kinds, topic.slug).toContain('rewrite_copied');
     }
   });
 
-  it.fails('rates the readability of the salad below that of the expert article on every topic', () => {
+  it('rates the readability of the salad below that of the expert article on every topic', () => {
     for (const topic of topics) {
       const s = scored.get(topic.slug)!;
       expect(s.salad.categoryScores.readability!, topic.slug).toBeLessThan(s.expert.categoryScores.readability!);

@@ -58,9 +58,11 @@ const excludedAs = (r: OptimizationResult, reason: string) =>
   r.excluded_competitors.filter((e) => e.reason === reason).map((e) => e.url);
 
 /** Every term a result asks the writer to add or use more: the recommendations' and the missing/under entity rows. */
+/** The terms a run asks for: term advice (a fact, `add_fact`, is checked on its own) and terms it marks lacking. */
 function recommendedTerms(r: Pick<OptimizationResult, 'recommendations' | 'entities'>): string[] {
+  const termKinds = new Set(['add_term', 'use_more', 'use_less']);
   return [
-    ...r.recommendations.flatMap((x) => (x.term === null ? [] : [x.term])),
+    ...r.recommendations.flatMap((x) => (x.term === null || !termKinds.has(x.kind) ? [] : [x.term])),
     ...r.entities.filter((e) => e.status === 'missing' || e.status === 'under').map((e) => e.term),
   ];
 }
@@ -260,7 +262,7 @@ describe('which terms are recommended', () => {
     const r = main.result!;
     expect(HEAD.words).toEqual(['descale', 'espresso', 'machine']);
     const heads = r.recommendations.filter((x) => x.kind === 'use_less' && x.term !== null && isHeadTerm(x.term));
-    expect(heads).toEqual([]);
+    expect(heads, JSON.stringify(heads)).toEqual([]);
     for (const e of r.entities.filter((x) => isHeadTerm(x.term))) expect(e.status, e.term).not.toBe('over');
   });
 });

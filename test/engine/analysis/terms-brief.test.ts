@@ -1,5 +1,5 @@
 /**
- * Terms a practitioner would write into a brief (issue 24, section 2): noun phrases and names only, no code, no
+ * Terms a practitioner would write into a brief : noun phrases and names only, no code, no
  * duplicates, generic English weighed little.
  */
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The labelled calibration set of the score (issue 24, "Calibration, measured"), shared by
+ * The labelled calibration set of the score, shared by
  * test/optimize/calibration.test.ts and `npm run bench -- scoring`.
  *
  * Each topic of test/fixtures/scoring/<slug>/ holds `topic.json` (the keyword, the scored page's URL and the URL of

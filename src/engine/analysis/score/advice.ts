@@ -17,9 +17,15 @@ export function priorityOf(points: number): Priority {
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
+/**
+ * `own`: advice a check gives in its own kind (version 3: copied passages, facts, the answer first); the check is
+ * not given again as a `fix`. `covered`: checks whose advice another item gives (version 3's topicality).
+ */
 export function buildRecommendations(
   details: readonly ScoreCheck[],
   termAdvice: readonly TermAdvice[],
+  own: readonly Recommendation[] = [],
+  covered: ReadonlySet<string> = new Set(),
 ): Recommendation[] {
   const categoryOf = new Map<string, Category>(details.map((d) => [d.id, d.category]));
   const out: Recommendation[] = [];
@@ -47,8 +53,10 @@ export function buildRecommendations(
     seen.set(key, r);
     out.push(r);
   }
+  const given = new Set([...own.map((r) => r.check), ...covered]);
+  out.push(...own.filter((r) => r.points > 0));
   for (const d of details) {
-    if (d.category === 'coverage' || d.recommendation === null) continue;
+    if (d.category === 'coverage' || d.recommendation === null || given.has(d.id)) continue;
     const points = round2(d.possible - d.earned);
     if (points <= 0) continue;
     out.push({

@@ -25,14 +25,14 @@ const OVER_MARGIN = 2;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const round2 = (x: number) => Math.round(x * 100) / 100;
 /** 0 at `x0`, 1 at `x1`, linear between, clamped. */
-const ramp = (x: number, x0: number, x1: number) => Math.min(1, Math.max(0, (x - x0) / (x1 - x0)));
-const list = (xs: readonly string[], n = 6) =>
+export const ramp = (x: number, x0: number, x1: number) => Math.min(1, Math.max(0, (x - x0) / (x1 - x0)));
+export const list = (xs: readonly string[], n = 6) =>
   xs
     .slice(0, n)
     .map((x) => `"${x}"`)
     .join(', ');
 
-function check(
+export function check(
   category: Category,
   id: string,
   label: string,
@@ -274,7 +274,7 @@ function keywordCredit(i: CheckInput, text: string): number {
   return share >= 1 ? 1 : share > 0.5 ? share : 0;
 }
 
-function headingChecks(i: CheckInput, rows: TermRow[]): ScoreCheck[] {
+export function headingChecks(i: CheckInput, rows: TermRow[]): ScoreCheck[] {
   const { extraction } = i.source;
   const h1 = extraction.h1.trim();
   const mine = subheadingCount(i.source);
@@ -337,7 +337,7 @@ function headingChecks(i: CheckInput, rows: TermRow[]): ScoreCheck[] {
       3,
       headingTerms.length === 0 ? 1 : inHeadings.length / headingTerms.length,
       { considered: headingTerms.length, used: inHeadings.length, missing_examples: lacking.slice(0, 10) },
-      `Use these in headings, as most ranking pages do: ${list(lacking)}.`,
+      `Use these in headings, as at least half the ranking pages do: ${list(lacking)}.`,
     ),
     check(
       'headings',
@@ -351,7 +351,7 @@ function headingChecks(i: CheckInput, rows: TermRow[]): ScoreCheck[] {
   ];
 }
 
-function metadataChecks(i: CheckInput): ScoreCheck[] {
+export function metadataChecks(i: CheckInput): ScoreCheck[] {
   const { title, metaDescription, canonical, lang } = i.source.extraction;
   const t = title.trim();
   const d = metaDescription.trim();

@@ -3,14 +3,18 @@ import { buildRecommendations } from './advice.ts';
 import { runChecks, type TermRow } from './checks.ts';
 import { buildCompetitorModel, type CompetitorModel } from './model.ts';
 import { CATEGORIES, type AnalyzedPage, type Category, type EntityRow, type ScoreResult } from './types.ts';
+import { scoreV3 } from './v3/score.ts';
 
 export type * from './types.ts';
 export type { CompetitorModel, ModelTerm } from './model.ts';
-export { buildCompetitorModel } from './model.ts';
+export { buildCompetitorModel, modelVersion } from './model.ts';
 export { textStats } from './readability.ts';
 
-/** The formula's version: saved with every result so a stored score can be traced to the rules that made it. */
-export const SCORING_VERSION = '2';
+/**
+ * The formula's version: saved with every result so a stored score can be traced to the rules that made it. New
+ * runs are scored by version 3; a model saved by version 2 is scored by version 2 (`modelVersion`).
+ */
+export const SCORING_VERSION = '3';
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
@@ -26,10 +30,18 @@ function entityRow(r: TermRow): EntityRow {
   };
 }
 
-/** Scores `source` against a competitor model (docs/scoring.md): a pure, deterministic function of its inputs. */
+/**
+ * Scores `source` against a competitor model (docs/scoring.md) with the model's version: a pure, deterministic
+ * function of its inputs.
+ */
 export function scoreAgainstModel(analyzer: TermAnalyzer, source: AnalyzedPage, model: CompetitorModel): ScoreResult {
+  return model.v3 ? scoreV3(analyzer, source, { ...model, v3: model.v3 }) : scoreV2(analyzer, source, model);
+}
+
+/** Version 2's formula (models saved without version 3's part). */
+function scoreV2(analyzer: TermAnalyzer, source: AnalyzedPage, model: CompetitorModel): ScoreResult {
   const { details, rows, termAdvice } = runChecks({ source, model, analyzer });
-  const categoryScores = {} as Record<Category, number>;
+  const categoryScores: Partial<Record<Category, number>> = {};
   for (const cat of CATEGORIES) {
     const inCat = details.filter((d) => d.category === cat);
     const possible = inCat.reduce((a, d) => a + d.possible, 0);

@@ -11,6 +11,7 @@ import { headTerms, type HeadTerms } from './relevance.ts';
 import { recommendableTerms, type SiteFacts } from './term-filter.ts';
 import { stemEn } from '../words.ts';
 import type { AnalyzedPage } from './types.ts';
+import { buildModelV3, type ModelV3 } from './v3/model.ts';
 
 /** Terms and entities the coverage checks weigh. */
 export const TOP_TERMS = 40;
@@ -51,7 +52,12 @@ export interface CompetitorModel {
   entities: ModelTerm[];
   /** Keys (of `terms`) that at least half the competitors put in headings or the title. */
   headingTerms: string[];
+  /** What version 3 adds (v3/model.ts); absent from models saved by version 2, which are scored by version 2. */
+  v3?: ModelV3;
 }
+
+/** The formula version a model is scored with: 3 when it carries version 3's part, else 2. */
+export const modelVersion = (m: CompetitorModel): '2' | '3' => (m.v3 ? '3' : '2');
 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
@@ -86,12 +92,22 @@ function countTables(docs: readonly DocumentTerms[]) {
   }));
 }
 
-/** Builds the model of `competitors` for `keyword` (see docs/scoring.md for the filters and measures). */
+/**
+ * The version a model of pages in `language` is built for: 3 for English; version 3's prose, answer and fact checks
+ * read English grammar, so other languages keep version 2.
+ */
+export const versionFor = (language: string): '2' | '3' => (primaryLanguage(language) === 'en' ? '3' : '2');
+
+/**
+ * Builds the model of `competitors` for `keyword` (see docs/scoring.md for the filters and measures), for the
+ * language's version (`versionFor`) unless one is asked for.
+ */
 export function buildCompetitorModel(
   analyzer: TermAnalyzer,
   competitors: readonly AnalyzedPage[],
   keyword: string,
   language: string,
+  version: '2' | '3' = versionFor(language),
 ): CompetitorModel {
   const docs = competitors.map((c) => c.terms);
   const stats = analyzer.analyzeCompetitors(docs);
@@ -155,6 +171,7 @@ export function buildCompetitorModel(
       .filter((t) => t.headingPages >= half)
       .slice(0, HEADING_TERMS)
       .map((t) => t.key),
+    ...(version === '3' ? { v3: buildModelV3(competitors, [...keptTerms, ...keptEntities]) } : {}),
   };
 }
 

@@ -8,8 +8,22 @@ export interface AnalyzedPage {
   terms: DocumentTerms;
 }
 
+/** Version 2's categories. */
 export const CATEGORIES = ['coverage', 'length', 'headings', 'metadata', 'readability', 'structure'] as const;
-export type Category = (typeof CATEGORIES)[number];
+/** Version 3's: version 2's and what it adds (prose, originality, the answer first, facts). */
+export const CATEGORIES_V3 = [
+  'coverage',
+  'facts',
+  'prose',
+  'readability',
+  'originality',
+  'answer',
+  'length',
+  'headings',
+  'metadata',
+  'structure',
+] as const;
+export type Category = (typeof CATEGORIES_V3)[number];
 
 /** One scored check: what it measured, the points, and what to change. */
 export interface ScoreCheck {
@@ -77,8 +91,8 @@ export interface Recommendation {
 
 export interface ScoreResult {
   rankabilityScore: number;
-  /** Percent of each category's points earned, 0-100. */
-  categoryScores: Record<Category, number>;
+  /** Percent of each category's points earned, 0-100: the version's categories. */
+  categoryScores: Partial<Record<Category, number>>;
   scoreDetails: ScoreCheck[];
   entities: EntityRow[];
   sourceWordCount: number;

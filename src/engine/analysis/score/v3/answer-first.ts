@@ -1,5 +1,5 @@
 /**
- * Answer first (issue 24, score version 3): does the opening answer the question the keyword asks?
+ * Answer first (score version 3): does the opening answer the question the keyword asks?
  *
  * The opening is the first sentences of the body (headings skipped) up to 3 sentences or 100 words. The keyword says
  * what kind of answer it wants (`questionKind`):

@@ -1,5 +1,5 @@
 /**
- * Facts (issue 24, score version 3): the statements that at least two relevant competitors share, and which of them
+ * Facts (score version 3): the statements that at least two relevant competitors share, and which of them
  * a text covers; facts a text adds that no competitor states earn a bounded bonus (information gain).
  *
  * A fact is one of:
@@ -124,9 +124,20 @@ function units(a: AnalyzedText): string[] {
   return [...a.sentences.map((s) => s.text), ...a.blocks.filter((b) => b.kind === 'table').map((b) => b.text)];
 }
 
+/** Mentions of texts already read, by their analysis: a run reads each competitor's facts once. */
+const mentionsOf = new WeakMap<AnalyzedText, FactMention[]>();
+
 /** The number and entity mentions of a text. */
 export function extractFacts(input: string | AnalyzedText): FactMention[] {
-  const a = typeof input === 'string' ? analyzeText(input) : input;
+  if (typeof input !== 'string') {
+    let known = mentionsOf.get(input);
+    if (!known) mentionsOf.set(input, (known = readFacts(input)));
+    return known;
+  }
+  return readFacts(analyzeText(input));
+}
+
+function readFacts(a: AnalyzedText): FactMention[] {
   const out: FactMention[] = [];
   for (const sentence of units(a)) {
     for (const m of sentence.matchAll(NUMBER_RE)) {
@@ -197,7 +208,10 @@ const overlaps = (a: readonly string[], b: readonly string[]) => {
 };
 
 /** The facts at least MIN_PAGES competitors state, from their main texts. */
-export function buildFactList(pages: readonly { url: string; text: string }[], minPages = MIN_PAGES): FactList {
+export function buildFactList(
+  pages: readonly { url: string; text: string | AnalyzedText }[],
+  minPages = MIN_PAGES,
+): FactList {
   const byKey = new Map<string, { url: string; m: FactMention }[]>();
   pages.forEach((p) => {
     for (const m of extractFacts(p.text)) {

@@ -1,5 +1,5 @@
 /**
- * Originality (issue 24, score version 3): how much of a text is copied from the competitors.
+ * Originality (score version 3): how much of a text is copied from the competitors.
  *
  * The model is the set of the competitors' word shingles: every run of `k` (8) consecutive normalised words of
  * their main texts (lower case, diacritics and punctuation dropped), each kept as a 32-bit FNV-1a hash with the
@@ -43,6 +43,9 @@ export interface CopiedPassage {
   url: string;
   /** Position of its first word among the text's words. */
   start: number;
+  /** Its characters in the text: from the first copied word's first character to the last one's end. */
+  from: number;
+  to: number;
 }
 
 export interface OriginalityResult {
@@ -184,6 +187,8 @@ export function originality(text: string, model: OriginalityModel): OriginalityR
       words: n,
       url: model.urls[src]!,
       start: i,
+      from: w[i]!.start,
+      to: w[j - 1]!.end,
     });
     i = j;
   }

@@ -1,5 +1,5 @@
 /**
- * Prose (issue 24, score version 3): is the text written in sentences a reader can read, or is it a list of
+ * Prose (score version 3): is the text written in sentences a reader can read, or is it a list of
  * keywords? Sub-scores, each 0-100 with its evidence:
  * - `sentences`: the share of the body's words (paragraphs and list items; not headings, tables or code) in
  *   well-formed sentences (text.ts: a verb, 4-60 words, a function word, no noun pile). Fragments and lists of bare

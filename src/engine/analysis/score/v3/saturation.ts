@@ -1,5 +1,5 @@
 /**
- * Saturation (issue 24, score version 3): the credit a text earns for using a term, BM25-style.
+ * Saturation (score version 3): the credit a text earns for using a term, BM25-style.
  *
  * - Uses are weighted by where they stand: 1 in a well-formed sentence, 0.5 in a heading, 0.25 in a fragment (a
  *   list item or line that is not a sentence, a table cell). Stuffing a term into a list of bare terms earns little.

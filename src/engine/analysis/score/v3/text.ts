@@ -1,5 +1,5 @@
 /**
- * The text model every version-3 block reads (issue 24): the markdown's blocks (headings, paragraphs, list items,
+ * The text model every version-3 block reads: the markdown's blocks (headings, paragraphs, list items,
  * table rows, code) and, for prose blocks, their sentences with wink's part-of-speech tags, each judged well formed
  * (a sentence a reader reads as one) or a fragment.
  *
