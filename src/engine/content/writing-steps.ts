@@ -1,4 +1,3 @@
-import { SCORING_VERSION } from '../analysis/score/index.ts';
 import { saveArtifacts } from '../../store/repos/content.ts';
 import { research, researchSummary } from './research.ts';
 import { countWords } from './extractive/index.ts';
@@ -106,7 +105,7 @@ export function scoreStep({
           }))
           .sort((a, b) => b.points - a.points),
         competitorCount: research.sources.length,
-        scoringVersion: SCORING_VERSION,
+        scoringVersion: scored.scoringVersion,
       };
     },
     async persist(ctx, output) {

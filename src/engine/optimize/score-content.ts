@@ -10,7 +10,7 @@ import { immediate, type ReadDb } from '../../store/db.ts';
 import { swapDraftScore } from '../../store/repos/draft-scores.ts';
 import { getScoringModel } from '../../store/repos/optimizations.ts';
 import { JSON_COLUMNS } from '../../store/json-columns.ts';
-import { modelVersion, scoreAgainstModel } from '../analysis/score/index.ts';
+import { scoreAgainstModel } from '../analysis/score/index.ts';
 import type { EngineServices } from '../engine.ts';
 import { escapeHtml as esc } from '../rendering/html.ts';
 import { figuresOf, summaryScore, type FullScore, type PreviousScore, type ScoreView } from './score-view.ts';
@@ -133,6 +133,6 @@ async function scoreAgainstRun(
     sourceWordCount: scored.sourceWordCount,
     competitorCount: model.pageCount,
     // The run's version: a run scored by version 2 keeps scoring drafts by version 2.
-    scoringVersion: modelVersion(model),
+    scoringVersion: scored.scoringVersion,
   };
 }

@@ -1,4 +1,4 @@
-import { buildCompetitorModel, SCORING_VERSION, scoreAgainstModel, scoreCompetitors } from '../analysis/score/index.ts';
+import { buildCompetitorModel, scoreAgainstModel, scoreCompetitors } from '../analysis/score/index.ts';
 import { headTerms } from '../analysis/score/relevance.ts';
 import type { Engine } from '../engine.ts';
 import { PermanentError } from '../runner/types.ts';
@@ -119,7 +119,6 @@ function evidenceOf(
       };
     }),
     ...(intent ? { search_intent: intent } : {}),
-    scoringVersion: SCORING_VERSION,
   };
 }
 
@@ -180,8 +179,8 @@ export function scorePageStep({ analysis }: Pick<Engine, 'analysis'>, ctx: Ctx):
       ...(intent ? { search_intent: intent } : {}),
       confidence: low ? ('low' as const) : ('normal' as const),
       warnings: low ? [lowConfidence(input.keyword, used.length, excluded)] : [],
-      scoringVersion: SCORING_VERSION,
+      scoringVersion: scored.scoringVersion,
     },
-    evidence: evidenceOf(search, fetched, excluded, intent),
+    evidence: { ...evidenceOf(search, fetched, excluded, intent), scoringVersion: scored.scoringVersion },
   };
 }

@@ -49,6 +49,7 @@ function scoreV2(analyzer: TermAnalyzer, source: AnalyzedPage, model: Competitor
   }
   const total = details.reduce((a, d) => a + d.earned, 0);
   return {
+    scoringVersion: '2',
     rankabilityScore: round1(total),
     categoryScores,
     scoreDetails: details,

@@ -90,6 +90,8 @@ export interface Recommendation {
 }
 
 export interface ScoreResult {
+  /** The formula that made it: the model's version (model.ts `modelVersion`). */
+  scoringVersion: '2' | '3';
   rankabilityScore: number;
   /** Percent of each category's points earned, 0-100: the version's categories. */
   categoryScores: Partial<Record<Category, number>>;

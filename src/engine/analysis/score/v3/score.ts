@@ -170,6 +170,7 @@ export function scoreV3(
   const own3 = [origAdvice, answer.advice, topic.advice, ...factResult.advice].filter((r) => r !== null);
   const total = details.reduce((a, d) => a + d.earned, 0);
   return {
+    scoringVersion: '3',
     rankabilityScore: round1(total),
     categoryScores: categoryScores(details),
     scoreDetails: details,
