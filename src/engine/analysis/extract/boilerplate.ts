@@ -101,6 +101,8 @@ export interface FurnitureOptions {
   maxShare: number;
   /** Comment sections are content on forums and review-led product pages. */
   keepComments: boolean;
+  /** Class or id tokens that are furniture on this page type only (reviews on a product page). */
+  typeFurniture?: RegExp | null;
 }
 
 /** Sets `removed` on furniture subtrees under `root`. */
@@ -153,6 +155,7 @@ function isFurniture(node: TNode, inMain: boolean, options: FurnitureOptions): b
   for (const token of node.attrs.split(/\s+/)) {
     if (FURNITURE_TOKEN.test(token) || HEADER_TOKEN.test(token)) return true;
     if (!options.keepComments && COMMENT_TOKEN.test(token)) return true;
+    if (options.typeFurniture?.test(token)) return true;
   }
   return false;
 }

@@ -2,9 +2,12 @@
 import { joinBlocks } from './blocks.ts';
 import { cleanExtraction } from './clean.ts';
 import { parseDocument } from './dom.ts';
-import { findMainContent } from './main-content.ts';
+import { broadContent, findMainContent, sameFurniture } from './main-content.ts';
+import { classifyBroad } from './page-class.ts';
 import { readMetadata } from './metadata.ts';
 import { guessPageKind } from './page-type.ts';
+import { productFallback } from './product.ts';
+import { profileFor } from './profile.ts';
 import {
   type PageSignals,
   emptyControls,
@@ -78,11 +81,19 @@ function extractUnsafe(html: string, options: ExtractOptions): Extraction {
   readHeadSignals(meta, out.structuredData.types, docUrl ?? '', signals);
   readTreeSignals(nodes, signals);
   out.pageSignals = signals;
-  const main = findMainContent(doc, root, kind, nodes);
+  // The page type decides the profile; the markup's guess decides how the broad candidate to classify on is read.
+  const first = profileFor(kind, kind);
+  const broad = broadContent(root, nodes, first);
+  const type = options.pageType ?? classifyBroad(out, broad, base, hostOf(docUrl ?? ''), pageH1);
+  const profile = profileFor(type, kind);
+  const main = findMainContent(doc, root, profile, nodes, sameFurniture(first, profile) ? broad : undefined);
   out.mainText = joinBlocks(main.blocks);
+  const fromData = profile.type === 'product' ? productFallback(out.mainText, out.structuredData) : null;
+  if (fromData) out.mainText = fromData;
   out.wordCount = (out.mainText.match(/[\p{L}\p{N}_]+/gu) ?? []).length;
   const parts = readParts(main.container, main.blocks, base, hostOf(docUrl ?? ''));
   Object.assign(out, parts);
+  if (fromData) out.paragraphs = fromData.split(/\n{2,}/).filter((t) => t.trim().length > 0);
   if (main.route === 'article') out.headings = restoreLevels(out.headings, nodes);
   out.h1 = firstH1(main.container) ?? (pageH1 ? nodeText(pageH1) : '');
   return out;

@@ -5,9 +5,9 @@
  */
 import { readabilityTree } from './article.ts';
 import { type Block, collectBlocks } from './blocks.ts';
-import { markFurniture } from './boilerplate.ts';
+import { type FurnitureOptions, markFurniture } from './boilerplate.ts';
 import type { DomDocument } from './dom.ts';
-import type { PageKind } from './page-type.ts';
+import type { ExtractionProfile } from './profile.ts';
 import type { TNode } from './tree.ts';
 
 export interface MainContent {
@@ -27,34 +27,55 @@ export interface RouteThresholds {
 
 export const DEFAULT_THRESHOLDS: RouteThresholds = { articleCover: 0.1, proseCover: 0.6, proseBlock: 150 };
 
-/** Picks the main content of a page whose tree was built from `doc`; `doc` is mutated when Readability runs. */
+/**
+ * The broad candidate alone: furniture marked by the profile's rules (earlier marks cleared), then what remains of
+ * <main> or the whole body. Cheap, so extraction reads it once before the page type is known and classifies on it.
+ */
+export function broadContent(root: TNode, nodes: readonly TNode[], profile: ExtractionProfile): MainContent {
+  for (const n of nodes) n.removed = false;
+  markFurniture(root, furnitureOptions(profile));
+  const container = broadContainer(root, nodes);
+  return { container, blocks: collectBlocks(container), route: 'broad' };
+}
+
+/** Whether two profiles mark the same furniture, so one's broad candidate serves the other. */
+export function sameFurniture(a: ExtractionProfile, b: ExtractionProfile): boolean {
+  return a.keepComments === b.keepComments && a.furniture === b.furniture;
+}
+
+function furnitureOptions(profile: ExtractionProfile): FurnitureOptions {
+  return { maxShare: 0.5, keepComments: profile.keepComments, typeFurniture: profile.furniture };
+}
+
+/**
+ * Picks the main content of a page whose tree was built from `doc`; `doc` is mutated when Readability runs. `broad`
+ * is the page's broad candidate when it was already read under the same furniture rules.
+ */
 export function findMainContent(
   doc: DomDocument,
   root: TNode,
-  kind: PageKind,
+  profile: ExtractionProfile,
   nodes: readonly TNode[],
+  broad: MainContent = broadContent(root, nodes, profile),
   thresholds: RouteThresholds = DEFAULT_THRESHOLDS,
 ): MainContent {
-  const furniture = { maxShare: 0.5, keepComments: kind === 'forum' || kind === 'product' };
-  markFurniture(root, furniture);
-  const container = broadContainer(root, nodes);
-  const blocks = collectBlocks(container);
-  const broad: MainContent = { container, blocks, route: 'broad' };
-  if (kind !== 'article' && kind !== 'other' && kind !== 'product') return broad;
+  const blocks = broad.blocks;
+  if (profile.readability === 'never') return broad;
+  const isArticle = profile.readability === 'article';
   // Without running text there is nothing Readability could be right about, and it is the slow part.
   const prose = blocks.filter((b) => b.chars - b.linkChars >= thresholds.proseBlock && b.linkChars < 0.3 * b.chars);
-  if (kind !== 'article' && prose.length === 0) return broad;
+  if (!isArticle && prose.length === 0) return broad;
   // Furniture leaves the DOM before Readability sees it, so both routes share one idea of what furniture is.
   for (const n of nodes) if (n.removed && !n.parent?.removed) n.el.remove();
   // Only a page marked up as an article is worth Readability's looser retries: elsewhere a short strict result
   // loses to the broad route anyway (measured on the extraction bench: F1 no lower, extraction a few percent faster).
-  const article = readabilityTree(doc, kind === 'article');
+  const article = readabilityTree(doc, isArticle);
   if (!article) return broad;
-  markFurniture(article, furniture);
+  markFurniture(article, furnitureOptions(profile));
   const articleBlocks = collectBlocks(article);
   const articleWords = wordBag(articleBlocks.map((b) => b.text));
   const chosen: MainContent = { container: article, blocks: articleBlocks, route: 'article' };
-  if (kind === 'article') {
+  if (isArticle) {
     const broadWords = words(blocks.map((b) => b.text));
     return overlap(articleWords, broadWords) >= thresholds.articleCover * broadWords.length ? chosen : broad;
   }

@@ -15,6 +15,7 @@ import { type DomElement, normalizeSpace, parseDocument, textOf, walkElements } 
 import { findMainContent } from './main-content.ts';
 import { readMetadata } from './metadata.ts';
 import { guessPageKind } from './page-type.ts';
+import { profileFor } from './profile.ts';
 import { parseStructuredData } from './structured-data.ts';
 import { type TNode, buildTree } from './tree.ts';
 import { cleanThread } from './clean.ts';
@@ -79,7 +80,7 @@ function readThreadUnsafe(html: string, options: ExtractOptions): ForumThread | 
   const docUrl = pageUrl ?? resolveHref(canonical, null);
   const { root, nodes } = buildTree(doc);
   if (guessPageKind(meta, types, docUrl ?? '') !== 'forum') return null;
-  const main = findMainContent(doc, root, 'forum', nodes);
+  const main = findMainContent(doc, root, profileFor('forum'), nodes);
   if (main.route !== 'broad') return null;
 
   const inContainer = (n: TNode): boolean => {

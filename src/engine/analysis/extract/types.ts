@@ -1,4 +1,5 @@
 /** Result shapes of `extract()`: page-level metadata plus a description of the page's main content. */
+import type { PageType } from '../page-type/index.ts';
 import type { PageSignals } from '../page-type/signals.ts';
 
 export interface Heading {
@@ -89,4 +90,6 @@ export interface Extraction {
 export interface ExtractOptions {
   /** The page's own URL: resolves relative links and decides which links are internal. */
   url?: string;
+  /** The page's type when the caller already knows it; otherwise extraction decides it. */
+  pageType?: PageType;
 }
