@@ -131,7 +131,7 @@ export function scoreV3(
   const text = pageText(source.extraction);
   const copied = originality(text.markdown, originalityModelOf(model.v3));
   const ownMarkdown = withoutPassages(text.markdown, copied.passages);
-  const own = ownMarkdown === text.markdown ? text.analyzed : analyzeText(ownMarkdown);
+  const own = ownMarkdown === text.markdown ? text.analyzed : analyzeText(ownMarkdown, text.analyzed);
   const ownPlaces = placementsOf(own);
   const words = placementsOf(text.analyzed).words;
   const rows = coverageRows(model, ownPlaces, words);

@@ -138,6 +138,21 @@ export function parseBlocks(markdown: string): Block[] {
   return blocks;
 }
 
+/** Per block (kind and text) of an analysis, its sentences. */
+function sentencesByBlock(a: AnalyzedText): Map<string, Sentence[]> {
+  const out = new Map<string, Sentence[]>();
+  for (const s of a.sentences) {
+    const b = a.blocks[s.block];
+    if (!b) continue;
+    const key = `${b.kind}\n${b.text}`;
+    const list = out.get(key) ?? [];
+    // A block text said twice is read twice: keep the first block's sentences only.
+    if (!list.length || list[0]!.block === s.block) list.push(s);
+    out.set(key, list);
+  }
+  return out;
+}
+
 /** wink is rebuilt after this many texts so its lexicon cache stays bounded; tags do not depend on it. */
 const RECYCLE_AFTER = 500;
 let nlp: { wink: WinkMethods; uses: number } | null = null;
@@ -162,21 +177,32 @@ function judge(words: number, hasVerb: boolean, functionWords: number, nounRun: 
   return null;
 }
 
-/** The text's blocks and sentences: each paragraph and list item read by wink on its own (one pass over the text). */
-export function analyzeText(markdown: string): AnalyzedText {
+/**
+ * The text's blocks and sentences: each paragraph and list item read by wink on its own (one pass over the text).
+ * `reuse`: an analysis of a text with many of the same blocks (the same text with its copied passages blanked); a
+ * block of the same kind and text keeps its sentences instead of being read again.
+ */
+export function analyzeText(markdown: string, reuse?: AnalyzedText): AnalyzedText {
   const blocks = parseBlocks(markdown);
   const prose = blocks.filter((b) => b.kind === 'paragraph' || b.kind === 'list');
   const sentences: Sentence[] = [];
+  const known = reuse ? sentencesByBlock(reuse) : null;
   if (prose.length) {
-    const nlp = wink();
-    const its = nlp.its;
+    let nlp: WinkMethods | null = null;
+    const its = () => (nlp ??= wink()).its;
     for (const b of prose) {
+      const same = known?.get(`${b.kind}\n${b.text}`);
+      if (same) {
+        sentences.push(...same.map((x) => (x.block === b.index ? x : { ...x, block: b.index })));
+        continue;
+      }
+      nlp ??= wink();
       const doc = nlp.readDoc(b.text.replaceAll('’', "'"));
       doc.sentences().each((s: ItemSentence) => {
         const tokens = s.tokens();
-        const values = tokens.out(its.value) as string[];
-        const types = tokens.out(its.type) as string[];
-        const tags = tokens.out(its.pos) as string[];
+        const values = tokens.out(its().value) as string[];
+        const types = tokens.out(its().type) as string[];
+        const tags = tokens.out(its().pos) as string[];
         const words: string[] = [];
         const wtags: string[] = [];
         let functionWords = 0;
