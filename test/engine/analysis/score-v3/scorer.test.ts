@@ -186,12 +186,9 @@ describe('terms are credited by saturation', () => {
     }
   });
 
-  // Defect: a term's target is rounded for the advice ("about 2 times") while its credit saturates only at the
-  // unrounded target (2.47 uses here: the median rate at the page's length), so a page that already uses the term in
-  // sentences as often as the advice says is still told to use it more: 'Use "limescale" more, in sentences: 2 times
-  // now; the ranking pages that use it do so about 2 times in a page this long.' The expert article gets the same for
-  // "Russell Hobbs" (1 time now; about 1 time).
-  it.fails(
+  // A term's credit saturates only at the whole target (2.47 uses here: the median rate at the page's length), so the
+  // advice states the target rounded up: a page is never told to use a term more while already meeting what it says.
+  it(
     'never tells a page to use a term more, in sentences, while stating a target its sentences already meet',
     () => {
       const sentences = `${BASE}\n## Notes\n\nThe limescale came back within a week of the last clean. A thin layer of limescale is easy to shift with a short soak.\n`;

@@ -99,7 +99,15 @@ function metKind(kind: AnswerKind, opening: Sentence[], a: AnalyzedText, stems: 
 }
 
 /** How well the opening of a text answers the question its keyword asks. */
-export function answerFirst(input: string | AnalyzedText, keyword: string): AnswerFirstResult {
+/**
+ * `topicWords`: the keyword's words the opening should use (the score passes its head terms, without modifiers such
+ * as "best" or "under" and numbers); by default every content word of the keyword.
+ */
+export function answerFirst(
+  input: string | AnalyzedText,
+  keyword: string,
+  topicWords?: readonly string[],
+): AnswerFirstResult {
   const a = typeof input === 'string' ? analyzeText(input) : input;
   const kind = questionKind(keyword);
   const opening: Sentence[] = [];
@@ -110,7 +118,9 @@ export function answerFirst(input: string | AnalyzedText, keyword: string): Answ
     words += s.words.length;
   }
   const text = opening.map((s) => s.text).join(' ');
-  const keywordTokens = tokenize(keyword, 'en').filter((t) => !t.stop);
+  const keywordTokens = topicWords
+    ? topicWords.flatMap((w) => tokenize(w, 'en'))
+    : tokenize(keyword, 'en').filter((t) => !t.stop);
   const stems = new Set(keywordTokens.map((t) => t.stem));
   const present = new Set(tokenize(text, 'en').map((t) => t.stem));
   const missingWords = keywordTokens.filter((t) => !present.has(t.stem)).map((t) => t.lower);

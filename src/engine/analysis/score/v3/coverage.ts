@@ -75,7 +75,8 @@ export function coverageRows(
 function advice(r: CoverageRow, check: string, points: number, pageCount: number, words: number): TermAdvice {
   const name = r.model.display;
   const c = r.credit;
-  const target = Math.max(1, Math.round(c.targetUses));
+  // Rounded up: credit saturates only at the whole target, so "about 2 times" must not be asked of a page with 2.
+  const target = Math.max(1, Math.ceil(c.targetUses - 1e-9));
   const uses = c.uses.sentence + c.uses.heading + c.uses.fragment;
   if (r.status === 'missing')
     return {
@@ -92,7 +93,7 @@ function advice(r: CoverageRow, check: string, points: number, pageCount: number
       term: name,
       kind: 'use_less',
       points,
-      recommendation: `Use "${name}" less: ${times(uses)} now (${c.rate} per 1,000 words); ${r.model.head ? `above every ranking page and the keyword-stuffing limit of ${STUFFING_PER_1000} per 1,000 words` : `no ranking page uses it more than ${r.rates.max} per 1,000 words`}, about ${times(most)} in a page this long.`,
+      recommendation: `Use "${name}" less: ${times(uses)} now (${Math.round(c.rate * 10) / 10} per 1,000 words); ${r.model.head ? `above every ranking page and the keyword-stuffing limit of ${STUFFING_PER_1000} per 1,000 words` : `no ranking page uses it more than ${Math.round(r.rates.max * 10) / 10} per 1,000 words`}, about ${times(most)} in a page this long.`,
     };
   }
   const elsewhere = c.uses.heading + c.uses.fragment;

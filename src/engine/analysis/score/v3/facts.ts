@@ -238,7 +238,10 @@ export function buildFactList(
     if (kind === 'number' && about.length === 0) continue;
     const agreeing = kind === 'number' ? urls.filter((_, i) => overlaps([...perPage[i]!], about).length > 0) : urls;
     if (agreeing.length < minPages) continue;
-    const statement = mentions.map((x) => x.m.sentence).sort((x, y) => x.length - y.length || (x < y ? -1 : 1))[0]!;
+    // The shortest sentence that states it, of at least six words when there is one (a table cell says little).
+    const said = [...new Set(mentions.map((x) => x.m.sentence))];
+    const full = said.filter((x) => x.split(/\s+/).length >= 6);
+    const statement = (full.length ? full : said).sort((x, y) => x.length - y.length || (x < y ? -1 : 1))[0]!;
     facts.push({
       id: k,
       kind,

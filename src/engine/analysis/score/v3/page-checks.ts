@@ -91,7 +91,9 @@ export function structureChecks(i: CheckInput, possible: number): ScoreCheck[] {
   const internal = e.links.filter((l) => l.internal).length;
   const withAlt = e.images.filter((im) => im.alt.trim()).length;
   const each = round2(possible / 5);
-  const of = (k: number, what: string) => `${k} of ${n} ranking ${n === 1 ? 'page' : 'pages'} ${what}`;
+  // "2 of 4 ranking pages have one", "1 of 1 ranking page has one".
+  const of = (k: number, what: string) =>
+    `${k} of ${n} ranking ${n === 1 ? `page ${what.replace(/^have/, 'has').replace(/^use /, 'uses ')}` : `pages ${what}`}`;
   return [
     check(
       'structure',

@@ -139,7 +139,8 @@ export function scoreV3(
   const coverage = coverageChecks(rows, model.pageCount, words, POINTS);
   const facts = factCoverage(own, model.v3.facts, model.keyword);
   const factResult = factChecks(model.v3.facts, facts, model.pageCount, POINTS.facts);
-  const answer = answerCheck(answerFirst(own, model.keyword), model.keyword, POINTS.answer);
+  const opening = own === text.analyzed ? undefined : answerFirst(text.analyzed, model.keyword).opening;
+  const answer = answerCheck(answerFirst(own, model.keyword, model.head.words), model.keyword, POINTS.answer, opening);
   const p = prose(text.analyzed);
   const orig = originalityCheck(copied, POINTS.originality);
   const thorough: Thoroughness = {

@@ -168,11 +168,22 @@ export function wordsOf(text: string): string[] {
   return text.match(/[\p{L}\p{N}]+(?:['’.,][\p{L}\p{N}]+)*/gu) ?? [];
 }
 
-function judge(words: number, hasVerb: boolean, functionWords: number, nounRun: number): Sentence['reason'] {
+/** Nouns, names and adjectives in a row that a sentence without a function word may still have. */
+const TERSE_NOUN_RUN = 3;
+
+function judge(
+  words: number,
+  hasVerb: boolean,
+  functionWords: number,
+  nounRun: number,
+  terminal: boolean,
+): Sentence['reason'] {
   if (words < MIN_SENTENCE_WORDS) return 'too_short';
   if (words > MAX_SENTENCE_WORDS) return 'too_long';
   if (!hasVerb) return 'no_verb';
-  if (functionWords === 0) return 'no_function_word';
+  // A terse sentence ("Hard water carries dissolved calcium carbonate.") has no function word but ends like one
+  // and names few things in a row; a keyword pile does neither.
+  if (functionWords === 0 && !(terminal && words >= 5 && nounRun <= TERSE_NOUN_RUN)) return 'no_function_word';
   if (nounRun > MAX_NOUN_RUN) return 'noun_pile';
   return null;
 }
@@ -230,9 +241,10 @@ export function analyzeText(markdown: string, reuse?: AnalyzedText): AnalyzedTex
           }
         });
         if (!words.length) return;
-        const reason = judge(words.length, hasVerb, functionWords, nounRun);
+        const text = s.out();
+        const reason = judge(words.length, hasVerb, functionWords, nounRun, /[.!?]["'”’)]*\s*$/.test(text));
         sentences.push({
-          text: s.out(),
+          text,
           block: b.index,
           blockKind: b.kind,
           words,

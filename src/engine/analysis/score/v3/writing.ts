@@ -182,10 +182,12 @@ const ANSWER_WORDS: Record<AnswerKind, string> = {
   topic: 'a direct statement',
 };
 
+/** `opening`: the page's opening as written (the result's own-text opening has its copied words blanked). */
 export function answerCheck(
   a: AnswerFirstResult,
   keyword: string,
   points: number,
+  opening = a.opening,
 ): { check: ScoreCheck; advice: Recommendation | null } {
   const c = check(
     'answer',
@@ -195,7 +197,7 @@ export function answerCheck(
     a.score / 100,
     {
       kind: a.kind,
-      opening: clip(a.opening, 300),
+      opening: clip(opening, 300),
       overlap: a.overlap,
       missing_words: a.missingWords,
       kind_met: a.kindMet,
