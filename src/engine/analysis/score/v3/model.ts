@@ -14,10 +14,12 @@ import {
   buildOriginalityModel,
   deserializeOriginalityModel,
   serializeOriginalityModel,
+  textShingles,
   type OriginalityModel,
   type SerializedOriginalityModel,
+  type TextShingles,
 } from './originality.ts';
-import { pageText } from './page-text.ts';
+import { pageText, type PageText } from './page-text.ts';
 import { placements, termUses, type Placements } from './saturation.ts';
 import type { AnalyzedText } from './text.ts';
 
@@ -51,10 +53,27 @@ export function placementsOf(a: AnalyzedText): Placements {
   return p;
 }
 
-/** Raw uses (every placement) of a model term in a text. */
+const usesByText = new WeakMap<Placements, Map<string, number>>();
+
+/** Raw uses (every placement) of a model term in a text (cached per text: a run builds several models of it). */
 export function usesIn(p: Placements, m: Pick<ModelTerm, 'key'>): number {
-  const u = termUses(p, m.key);
-  return u.sentence + u.heading + u.fragment;
+  let known = usesByText.get(p);
+  if (!known) usesByText.set(p, (known = new Map()));
+  let n = known.get(m.key);
+  if (n === undefined) {
+    const u = termUses(p, m.key);
+    known.set(m.key, (n = u.sentence + u.heading + u.fragment));
+  }
+  return n;
+}
+
+const shinglesOf = new WeakMap<PageText, TextShingles>();
+
+/** A page's shingles (cached per page text). */
+function pageShingles(t: PageText): TextShingles {
+  let s = shinglesOf.get(t);
+  if (!s) shinglesOf.set(t, (s = textShingles(t.markdown)));
+  return s;
 }
 
 const median = (xs: readonly number[]) => usageRange(xs).median;
@@ -95,7 +114,9 @@ export function buildModelV3(pages: readonly AnalyzedPage[], terms: readonly Mod
     competitors.map(siteFacts),
   );
   const stated = competitors.map((c) => facts.facts.filter((f) => f.urls.includes(c.url)).length);
-  const originality = buildOriginalityModel(competitors.map((c, i) => ({ url: c.url, text: texts[i]!.markdown })));
+  const originality = buildOriginalityModel(
+    competitors.map((c, i) => ({ url: c.url, shingles: pageShingles(texts[i]!) })),
+  );
   return {
     rates,
     originality: serializeOriginalityModel(originality),

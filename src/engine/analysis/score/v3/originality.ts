@@ -106,20 +106,36 @@ function hashAt(words: readonly WordAt[], i: number, k: number): number {
   return h >>> 0;
 }
 
-/** The shingle model of the competitors' main texts (`text`: plain or markdown). */
+/** One text's shingle hashes, in order (shingles that span two lines left out), and its word count. */
+export interface TextShingles {
+  hashes: number[];
+  words: number;
+}
+
+export function textShingles(text: string, k = SHINGLE_WORDS): TextShingles {
+  const w = shingleWords(text);
+  const hashes: number[] = [];
+  for (let i = 0; i + k <= w.length; i += 1) {
+    const h = hashAt(w, i, k);
+    if (h >= 0) hashes.push(h);
+  }
+  return { hashes, words: w.length };
+}
+
+/**
+ * The shingle model of the competitors' main texts (`text`: plain or markdown; or their shingles, `textShingles`,
+ * when a caller builds several models of the same pages).
+ */
 export function buildOriginalityModel(
-  pages: readonly { url: string; text: string }[],
+  pages: readonly ({ url: string; text: string } | { url: string; shingles: TextShingles })[],
   k = SHINGLE_WORDS,
 ): OriginalityModel {
   const first = new Map<number, number>();
   let words = 0;
   pages.forEach((p, source) => {
-    const w = shingleWords(p.text);
-    words += w.length;
-    for (let i = 0; i + k <= w.length; i += 1) {
-      const h = hashAt(w, i, k);
-      if (h >= 0 && !first.has(h)) first.set(h, source);
-    }
+    const s = 'shingles' in p ? p.shingles : textShingles(p.text, k);
+    words += s.words;
+    for (const h of s.hashes) if (!first.has(h)) first.set(h, source);
   });
   const hashes = Uint32Array.from(first.keys()).sort();
   const sources = new Uint16Array(hashes.length);
