@@ -72,6 +72,8 @@ interface Page {
   features: number[];
   usClassify: number;
   signals: Record<string, number>;
+  /** The features of the same extraction stripped of its page signals (as an older stored record would be). */
+  bareFeatures: number[];
 }
 
 /** The site of a page: metadata.json's domain when the folder has one, else the URL's host without www. */
@@ -140,6 +142,7 @@ function loadPages(dir: string): Page[] {
       truth: p.pageType,
       predicted,
       features: pageFeatures(e),
+      bareFeatures: pageFeatures({ ...e, pageSignals: undefined }),
       usClassify,
       signals: e.pageSignals ?? {},
     };
@@ -185,6 +188,7 @@ export function crossValidate(
   truth: readonly string[],
   fold: readonly number[],
   l2: number,
+  judged: readonly (readonly number[])[] = features,
 ): string[] {
   const out = new Array<string>(truth.length).fill('');
   const k = Math.max(...fold) + 1;
@@ -198,7 +202,7 @@ export function crossValidate(
       { ...FIT, l2 },
     );
     truth.forEach((_, i) => {
-      if (fold[i] === f) out[i] = argmax(model, features[i] ?? []);
+      if (fold[i] === f) out[i] = argmax(model, judged[i] ?? []);
     });
   }
   return out;
@@ -217,7 +221,9 @@ export async function run(argv: string[]): Promise<void> {
   const pages = loadPages(args.dataset);
   log(`${pages.length} pages extracted in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const truth = pages.map((p) => p.truth);
-  const features = pages.map((p) => p.features);
+  // DROP=name,name zeroes features for an experiment (a constant column gets no weight).
+  const drop = new Set((process.env.DROP ?? '').split(',').filter(Boolean));
+  const features = pages.map((p) => p.features.map((v, j) => (drop.has(FEATURE_NAMES[j] ?? '') ? 0 : v)));
   const sites = pages.map((p) => p.site);
   const strat = stratifiedFolds(truth);
   const grouped = siteFolds(truth, sites);
@@ -243,6 +249,17 @@ export async function run(argv: string[]): Promise<void> {
     truth,
     pages.map((p) => p.predicted),
   );
+  const bare = accuracy(
+    truth,
+    crossValidate(
+      features,
+      truth,
+      grouped,
+      args.l2,
+      pages.map((p) => p.bareFeatures),
+    ),
+  );
+  log(`without page signals (stand-ins from the extraction), by site: ${bare.toFixed(3)}`);
   const us = pages.reduce((a, p) => a + p.usClassify, 0) / Math.max(1, pages.length);
   const all = rows[rows.length - 1];
   log(

@@ -89,3 +89,96 @@ describe('page signals read by extract()', () => {
     expect(e.mainText).not.toContain('The Daily Loaf');
   });
 });
+
+/** A page fixture as extraction sees it, with the URL such a page would have. */
+const signalsOf = (name: string, url: string): Record<string, number> =>
+  extract(fixture(name), { url }).pageSignals ?? {};
+
+describe('page signals per type (fixtures without URL or markup hints)', () => {
+  it('product: a buy box (heading beside one price), a cart form, variant radios and a product-id field', () => {
+    const url = 'https://northwind.example/waxed-cotton-jacket-olive';
+    const s = signalsOf('product-variants', url);
+    expect(s.h1PriceNear).toBe(1);
+    expect(s.cartForms).toBe(1);
+    expect(s.radios).toBe(3);
+    expect(s.productFields).toBe(1);
+    // The buy box alone moves the page towards product: the same page without it scores product lower.
+    const withoutBuyBox = fixture('product-variants')
+      .replace(/<form[\s\S]*?<\/form>/, '')
+      .replace('€89.00', '');
+    const before = classifyPage(extract(fixture('product-variants'), { url })).scores.product;
+    const after = classifyPage(extract(withoutBuyBox, { url })).scores.product;
+    expect(before).toBeGreaterThan(after);
+    const asProduct = classifyPage(
+      extract(fixture('product-variants'), { url: `${url.replace('.example/', '.example/products/')}` }),
+    );
+    expect(asProduct.type).toBe('product');
+  });
+
+  it('collection: filter checkboxes, "sort by" and "showing … products", pagination, a grid of priced cards', () => {
+    const s = signalsOf('collection-filters', 'https://northwind.example/mens-jackets');
+    expect(s.checkboxes).toBe(5);
+    expect(s.collectionTexts).toBeGreaterThanOrEqual(2);
+    expect(s.pageLinks).toBe(3);
+    expect(s.priceCards).toBe(8);
+    // Its heading sits above a grid of prices, not beside one: no buy box.
+    expect(s.h1PriceNear).toBe(0);
+    expect(
+      classifyPage(extract(fixture('collection-filters'), { url: 'https://northwind.example/mens-jackets' })).type,
+    ).toBe('collection');
+  });
+
+  it('documentation: a side navigation of many links, anchored headings and an "on this page" list', () => {
+    const url = 'https://widgetlib.example/configuring-the-client';
+    const s = signalsOf('docs-sidebar', url);
+    expect(s.sideLinks).toBe(30);
+    expect(s.headingIds).toBe(3);
+    expect(s.anchorLinks).toBe(3);
+    expect(s.docsTexts).toBeGreaterThanOrEqual(3);
+    expect(classifyPage(extract(fixture('docs-sidebar'), { url })).type).toBe('documentation');
+  });
+
+  it('listing: dated post summaries with "read more", numbered pages and "older posts"', () => {
+    const url = 'https://orchardlane.example/field-notes';
+    const s = signalsOf('listing-posts', url);
+    expect(s.dateCards).toBe(8);
+    expect(s.listingTexts).toBeGreaterThanOrEqual(8);
+    expect(s.pageLinks).toBe(3);
+    expect(s.proseBlockChars).toBe(0);
+    expect(classifyPage(extract(fixture('listing-posts'), { url })).type).toBe('listing');
+  });
+
+  it('article: one block of running text', () => {
+    const s = signalsOf('article', CASES[0]?.[1] ?? '');
+    expect(s.proseBlockChars).toBeGreaterThan(1000);
+  });
+
+  it('reads JSON-LD collection and product-count signals', () => {
+    const e = extract(fixture('collection'));
+    expect(e.pageSignals?.ldCollectionPage).toBe(1);
+    expect(extract(fixture('product')).pageSignals?.ldAggregateOffer).toBe(0);
+  });
+
+  it('judges an extraction without page signals on stand-ins from its JSON-LD and canonical URL', () => {
+    const product = {
+      name: 'Trail Runner 2',
+      description: '',
+      brand: '',
+      sku: 'TR2',
+      price: '129.00',
+      currency: 'USD',
+      availability: '',
+      ratingValue: '',
+      reviewCount: '',
+    };
+    const result = classifyPage({
+      ...emptyExtraction(),
+      title: 'Trail Runner 2',
+      canonical: 'https://fleetfoot.example/products/trail-runner-2',
+      structuredData: { faq: [], articles: [], products: [product], types: ['Product', 'Offer'] },
+      mainText: 'A light, cushioned shoe for rough trails.',
+      wordCount: 7,
+    });
+    expect(result.type).toBe('product');
+  });
+});

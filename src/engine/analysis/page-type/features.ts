@@ -1,11 +1,16 @@
 /**
- * The classifier's inputs: a fixed list of named numbers made from an extraction's page signals and its main content.
- * Counts enter as log(1 + n), so one huge page does not outweigh the rest; shares (link density, running-text share,
- * code share, cards per page) enter as they are. The list is fixed and named so the fitted weights (weights.ts) can be
- * read one by one.
+ * The classifier's inputs: a fixed list of named numbers made from an extraction's page signals, its title and H1,
+ * and its JSON-LD. Counts enter as log(1 + n), so one huge page does not outweigh the rest; shares (link density,
+ * running-text share, code share, cards per link) enter as they are. The list is fixed and named so the fitted
+ * weights (weights.ts) can be read one by one.
+ *
+ * Nothing here reads the main content the extractor chose: extraction classifies a page before it has chosen (to
+ * pick how to choose), so features of the chosen content would differ between that call and a later one on the
+ * finished extraction, and would change whenever the extractor does. An extraction without page signals (built
+ * elsewhere, or stored before they existed) gets stand-in signals from what it does carry (signalsOf).
  */
 import type { Extraction } from '../extract/types.ts';
-import type { PageSignals } from './signals.ts';
+import { type PageSignals, readHeadSignals } from './signals.ts';
 
 /** Signals that enter as log(1 + count). */
 const LOG_SIGNALS = [
@@ -59,6 +64,7 @@ const LOG_SIGNALS = [
   'anchorLinks',
   'headingIds',
   'sideLinks',
+  'cartForms',
   'cards',
   'priceCards',
   'dateCards',
@@ -134,6 +140,7 @@ const FLAG_SIGNALS = [
   'ogProductGroup',
   'urlNumericEnd',
   'urlHeadline',
+  'h1PriceNear',
 ] as const;
 
 /** Shares and main-content measures, computed below. */
@@ -144,14 +151,6 @@ const DERIVED = [
   'cardsPer100Links',
   'priceCardShare',
   'dateCardShare',
-  'mainWords',
-  'mainParagraphs',
-  'mainWordsPerParagraph',
-  'mainLinkDensity',
-  'mainListItems',
-  'mainTables',
-  'mainHeadings',
-  'mainShare',
   'titleListing',
   'titleCollection',
   'titleDocs',
@@ -166,6 +165,8 @@ const DERIVED = [
   'cardTextPerCard',
   'sideLinkShare',
   'anchorLinkShare',
+  'proseBlock',
+  'proseBlockShare',
 ] as const;
 
 // Words of a page's title and H1 that name what it is. English only; other languages rely on the markup.
@@ -184,17 +185,11 @@ export const FEATURE_NAMES: readonly string[] = [...LOG_SIGNALS, ...FLAG_SIGNALS
 
 const log1 = (n: number): number => Math.log1p(Math.max(0, n));
 
-/** The feature vector of an extraction (zeros where it carries no signals). */
+/** The feature vector of an extraction. */
 export function pageFeatures(e: Extraction): number[] {
-  const s: PageSignals = e.pageSignals ?? {};
+  const s = signalsOf(e);
   const g = (k: string): number => s[k] ?? 0;
   const chars = Math.max(1, g('chars'));
-  const mainChars = Math.max(1, e.mainText.length);
-  let mainLinkChars = 0;
-  for (const l of e.links) mainLinkChars += l.text.length;
-  let listItems = 0;
-  for (const l of e.lists) listItems += l.items.length;
-  const paragraphs = e.paragraphs.length;
   const heads = `${e.title} ${e.h1}`;
   const title = (re: RegExp): number => (re.test(heads) ? 1 : 0);
   const derived: Record<(typeof DERIVED)[number], number> = {
@@ -204,14 +199,6 @@ export function pageFeatures(e: Extraction): number[] {
     cardsPer100Links: Math.min(3, (100 * g('cards')) / Math.max(10, g('tag_a'))),
     priceCardShare: g('priceCards') / Math.max(4, g('cards')),
     dateCardShare: g('dateCards') / Math.max(4, g('cards')),
-    mainWords: log1(e.wordCount),
-    mainParagraphs: log1(paragraphs),
-    mainWordsPerParagraph: log1(paragraphs > 0 ? e.wordCount / paragraphs : 0),
-    mainLinkDensity: Math.min(1, mainLinkChars / mainChars),
-    mainListItems: log1(listItems),
-    mainTables: log1(e.tables.length),
-    mainHeadings: log1(e.headings.length),
-    mainShare: Math.min(1, mainChars / chars),
     titleListing: title(TITLE_LISTING),
     titleCollection: title(TITLE_COLLECTION),
     titleDocs: title(TITLE_DOCS),
@@ -226,10 +213,37 @@ export function pageFeatures(e: Extraction): number[] {
     cardTextPerCard: log1(g('cards') > 0 ? g('cardChars') / g('cards') : 0),
     sideLinkShare: Math.min(1, g('sideLinks') / Math.max(10, g('tag_a'))),
     anchorLinkShare: Math.min(1, g('anchorLinks') / Math.max(10, g('tag_a'))),
+    proseBlock: log1(g('proseBlockChars')),
+    proseBlockShare: Math.min(1, g('proseBlockChars') / chars),
   };
   return [
     ...LOG_SIGNALS.map((k) => log1(g(k))),
     ...FLAG_SIGNALS.map((k) => (g(k) > 0 ? 1 : 0)),
     ...DERIVED.map((k) => derived[k]),
   ];
+}
+
+/**
+ * The extraction's page signals, or, when it has none, stand-ins from what it carries: the JSON-LD types and the
+ * canonical URL give the head's signals exactly, and the main content stands in for the page's tree (its
+ * paragraphs, lists, tables, headings, images and links). Weaker than real signals, but the same kind of numbers.
+ */
+function signalsOf(e: Extraction): PageSignals {
+  if (e.pageSignals) return e.pageSignals;
+  const s: PageSignals = {};
+  readHeadSignals({ ogType: '', generator: '' }, e.structuredData.types, e.canonical, s);
+  let linkChars = 0;
+  for (const l of e.links) linkChars += l.text.length;
+  const long = e.paragraphs.filter((p) => p.length >= 150);
+  s.chars = e.mainText.length;
+  s.linkChars = linkChars;
+  s.tag_a = e.links.length;
+  s.tag_p = e.paragraphs.length;
+  s.longParagraphs = long.length;
+  s.longParagraphChars = long.reduce((a, p) => a + p.length, 0);
+  s.tag_li = e.lists.reduce((a, l) => a + l.items.length, 0);
+  s.tag_table = e.tables.length;
+  s.tag_img = e.images.length;
+  for (const h of e.headings) if (h.level >= 1 && h.level <= 4) s[`tag_h${h.level}`] = (s[`tag_h${h.level}`] ?? 0) + 1;
+  return s;
 }

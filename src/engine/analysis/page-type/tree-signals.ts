@@ -61,7 +61,8 @@ const SHORT_TEXTS: readonly (readonly [string, RegExp])[] = [
 const SERVICE_TEXT =
   /\b(?:our services|free (?:quote|estimate|consultation)|get a quote|request a quote|contact us|call us|call now|book (?:now|an appointment|online)|schedule (?:a|your)|service areas?|areas? we serve|licensed|insured|years of experience|why choose|enroll|apply now|tuition|our team)\b/i;
 // A pagination link's whole text: a page number, or next/previous/older/more.
-const PAGE_LINK = /^\s*(?:\d{1,3}|next|previous|prev|older|newer|»|›|→|load more|show more|next page|last)\s*$/i;
+const PAGE_LINK =
+  /^\s*(?:\d{1,3}|next|previous|prev|older|newer|older posts|newer posts|»|›|→|load more|show more|next page|last)\s*$/i;
 
 const TAG_KEYS = new Set([
   'p',
@@ -99,6 +100,7 @@ interface Acc {
   hasDate: boolean;
   heading: boolean;
   links: number;
+  prices: number;
 }
 
 /**
@@ -114,9 +116,13 @@ export function readTreeSignals(nodes: readonly TNode[], out: PageSignals): void
   };
   const repeats = { cards: 0, priceCards: 0, dateCards: 0, cardGroups: 0, cardChars: 0, posts: 0 };
   let sideLinks = 0;
+  let proseBlock = 0;
+  let firstH1 = -1;
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i] as TNode;
     readElement(n, count);
+    if (n.tag === 'h1' && firstH1 < 0) firstH1 = i;
+    proseBlock = Math.max(proseBlock, proseUnder(n));
     if ((n.tag === 'aside' || n.tag === 'nav' || /sidebar|sidenav|side-nav|toc\b/.test(n.attrs)) && !inHeader(n))
       sideLinks = Math.max(sideLinks, acc[i]?.links ?? 0);
     readRepeats(n, nodes, index, acc, repeats);
@@ -125,7 +131,30 @@ export function readTreeSignals(nodes: readonly TNode[], out: PageSignals): void
   out.chars = root?.chars ?? 0;
   out.linkChars = root?.linkChars ?? 0;
   out.sideLinks = sideLinks;
+  out.proseBlockChars = proseBlock;
+  out.h1PriceNear = firstH1 >= 0 && priceNear(nodes[firstH1] as TNode, index, acc) ? 1 : 0;
   Object.assign(out, repeats);
+}
+
+/** Characters of running text in a node's own <p> children: the largest is an article's (or post's) body. */
+function proseUnder(n: TNode): number {
+  let sum = 0;
+  for (const k of n.kids) if (typeof k !== 'string' && k.tag === 'p' && k.chars - k.linkChars >= 150) sum += k.chars;
+  return sum;
+}
+
+/**
+ * Whether the page's heading shares a block with one price or a few: a product page's buy box (title, price, was
+ * price). A collection's heading sits above a whole grid of prices, so the first block around it that holds a price
+ * holds many.
+ */
+function priceNear(h1: TNode, index: ReadonlyMap<TNode, number>, acc: readonly Acc[]): boolean {
+  let n: TNode | null = h1;
+  for (let up = 0; n && up < 5; up++, n = n.parent) {
+    const prices = acc[index.get(n) ?? -1]?.prices ?? 0;
+    if (prices > 0) return prices <= 3;
+  }
+  return false;
 }
 
 /** The backwards pass: each subtree's Acc, and the counts of short texts. */
@@ -142,6 +171,7 @@ function readSubtrees(nodes: readonly TNode[], index: ReadonlyMap<TNode, number>
       hasDate: n.tag === 'time',
       heading: /^h[1-6]$/.test(n.tag),
       links: n.tag === 'a' ? 1 : 0,
+      prices: 0,
     };
     for (const k of n.kids) {
       if (typeof k === 'string') readText(k, n.tag, a, texts);
@@ -154,6 +184,7 @@ function readSubtrees(nodes: readonly TNode[], index: ReadonlyMap<TNode, number>
         a.hasDate ||= c.hasDate;
         a.heading ||= c.heading;
         a.links += c.links;
+        a.prices += c.prices;
       }
     }
     acc[i] = a;
@@ -163,12 +194,14 @@ function readSubtrees(nodes: readonly TNode[], index: ReadonlyMap<TNode, number>
 }
 
 function readText(k: string, tag: string, a: Acc, texts: Record<string, number>): void {
-  if (k.length < 2 || k.length > 2000) return;
   const add = (name: string): void => {
     texts[name] = (texts[name] ?? 0) + 1;
   };
+  if (tag === 'a' && k.length < 20 && PAGE_LINK.test(k)) add('pageLinks');
+  if (k.length < 2 || k.length > 2000) return;
   if (PRICE_TEXT.test(k)) {
     a.hasPrice = true;
+    a.prices++;
     add('priceTexts');
   }
   if (k.length < 200) {
@@ -177,7 +210,6 @@ function readText(k: string, tag: string, a: Acc, texts: Record<string, number>)
       add('dateTexts');
     }
     for (const [name, re] of SHORT_TEXTS) if (re.test(k)) add(name);
-    if (tag === 'a' && k.length < 20 && PAGE_LINK.test(k)) add('pageLinks');
   }
   if (SERVICE_TEXT.test(k)) add('serviceTexts');
 }
@@ -193,7 +225,9 @@ function readElement(n: TNode, count: (k: string, by?: number) => void): void {
       count('longParagraphChars', n.chars);
     }
   } else if (tag === 'pre' || tag === 'code') count(tag === 'pre' ? 'preChars' : 'codeChars', n.chars);
-  else if (tag === 'a') {
+  else if (tag === 'form') {
+    if (/cart|basket|bag|checkout|buy/i.test(n.el.getAttribute('action') ?? '')) count('cartForms');
+  } else if (tag === 'a') {
     const href = n.el.getAttribute('href') ?? '';
     if (/^tel:/i.test(href)) count('telLinks');
     else if (/^mailto:/i.test(href)) count('mailLinks');
