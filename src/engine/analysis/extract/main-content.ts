@@ -7,6 +7,7 @@ import { readabilityTree } from './article.ts';
 import { type Block, collectBlocks } from './blocks.ts';
 import { type FurnitureOptions, markFurniture } from './boilerplate.ts';
 import type { DomDocument } from './dom.ts';
+import { dropRepeatedControls, focusGrid, focusProduct } from './focus.ts';
 import type { ExtractionProfile } from './profile.ts';
 import type { TNode } from './tree.ts';
 
@@ -56,9 +57,28 @@ export function findMainContent(
   root: TNode,
   profile: ExtractionProfile,
   nodes: readonly TNode[],
-  broad: MainContent = broadContent(root, nodes, profile),
+  broad?: MainContent,
   thresholds: RouteThresholds = DEFAULT_THRESHOLDS,
 ): MainContent {
+  const main = pickMainContent(doc, root, profile, nodes, broad, thresholds);
+  if (profile.repeated === 'none') return main;
+  return { ...main, blocks: dropRepeatedControls(main.blocks, profile.repeated === 'links') };
+}
+
+function pickMainContent(
+  doc: DomDocument,
+  root: TNode,
+  profile: ExtractionProfile,
+  nodes: readonly TNode[],
+  given: MainContent | undefined,
+  thresholds: RouteThresholds,
+): MainContent {
+  const broad = given ?? broadContent(root, nodes, profile);
+  // Narrowing marks more of the broad container as removed; what is left is read again.
+  const focus = profile.focus === 'product' ? focusProduct : profile.focus === 'grid' ? focusGrid : null;
+  if (focus?.(broad.container, nodes, broad.blocks)) {
+    return { container: broad.container, blocks: collectBlocks(broad.container), route: 'broad' };
+  }
   const blocks = broad.blocks;
   if (profile.readability === 'never') return broad;
   const isArticle = profile.readability === 'article';
@@ -80,7 +100,9 @@ export function findMainContent(
     return overlap(articleWords, broadWords) >= thresholds.articleCover * broadWords.length ? chosen : broad;
   }
   const proseWords = words(prose.map((b) => b.text));
-  return overlap(articleWords, proseWords) >= thresholds.proseCover * proseWords.length ? chosen : broad;
+  return overlap(articleWords, proseWords) >= (profile.proseCover ?? thresholds.proseCover) * proseWords.length
+    ? chosen
+    : broad;
 }
 
 /** The first sizeable <main> (or role=main) outside furniture, else the whole tree. */

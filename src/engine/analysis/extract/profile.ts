@@ -20,25 +20,91 @@ export interface ExtractionProfile {
   readability: 'article' | 'prose' | 'never';
   /** Class or id tokens that are furniture on pages of this type only. */
   furniture: RegExp | null;
+  /**
+   * Short lines repeated item after item that are dropped: those that are nothing but a link ('links': "Shop now",
+   * "More like this"), any ('all': a thread's per-post "Reply", "Author", "Quote"), or none.
+   */
+  repeated: 'links' | 'all' | 'none';
+  /**
+   * How the broad candidate is narrowed before anything else (focus.ts): to a product's name and description
+   * sections ('product'), to the largest grid of same-shaped items with the heading and introduction ('grid').
+   */
+  focus: 'product' | 'grid' | null;
+  /**
+   * Share of the running text Readability's result must hold to replace the broad candidate, when not the default
+   * (main-content.ts). A service page tells its offer in several sections, and Readability often keeps only one.
+   */
+  proseCover?: number;
 }
 
 // On a product page the reviews, ratings and carousels of other products surround the description and specifications.
-// Around a thread's posts: reply boxes, vote and reaction bars, per-post action menus, lists of other threads.
+// Around a thread's posts: reply boxes, vote and reaction bars, per-post action menus, lists of other threads; in
+// them: the post's meta line ("#3", "Posted May 2"), signatures and quotes of earlier posts (already in the thread).
 const FORUM_FURNITURE =
-  /^(?:[a-z0-9]+(?:-|_|__))?(?:quick-?reply|reply-?form|post-?form|answer-?form|editor|votes?|voting|vote-?cell|reactions?|likes?|post-?(?:menu|actions|controls|tools|footer)|message-?actions|actionbar|similar(?:-threads|-topics|-questions)?|related-?(?:threads|topics|questions)|hot-?network-?questions|suggested-?topics|topic-?list|thread-?list)(?:(?:-|_|__)[a-z0-9]+)?$/;
+  /^(?:[a-z0-9]+(?:-|_|__))?(?:quick-?reply|reply-?form|post-?form|answer-?form|editor|votes?|voting|vote-?cell|reactions?|likes?|post-?(?:menu|actions|controls|tools|footer)|message-?actions|actionbar|similar(?:-threads|-topics|-questions)?|related-?(?:threads|topics|questions)|hot-?network-?questions|suggested-?topics|topic-?list|thread-?list|meta|attribution|expandlink|signature|quote|quotecontainer|ipsquote|quotebox)(?:(?:-|_|__)[a-z0-9]+)?$|^[a-z0-9]+--quote$/;
 
 const PRODUCT_FURNITURE =
   /^(?:[a-z0-9]+(?:-|_|__))?(?:reviews?|ratings?|carousel|recs|reviews?-(?:section|container|list|widget)|bv|yotpo|okendo|stamped|jdgm|trustpilot|also-?(?:bought|viewed|like)|you-?may-?(?:also-?)?like|similar(?:-products?)?|complete-the-look)(?:(?:-|_|__)[a-z0-9]+)?$/;
 
 const PROFILES: Record<PageType | 'other', ExtractionProfile> = {
-  article: { type: 'article', keepComments: false, readability: 'prose', furniture: null },
-  forum: { type: 'forum', keepComments: true, readability: 'never', furniture: FORUM_FURNITURE },
-  product: { type: 'product', keepComments: false, readability: 'prose', furniture: PRODUCT_FURNITURE },
-  collection: { type: 'collection', keepComments: false, readability: 'never', furniture: null },
-  listing: { type: 'listing', keepComments: false, readability: 'never', furniture: null },
-  documentation: { type: 'documentation', keepComments: false, readability: 'never', furniture: null },
-  service: { type: 'service', keepComments: false, readability: 'prose', furniture: null },
-  other: { type: 'other', keepComments: false, readability: 'prose', furniture: null },
+  article: {
+    type: 'article',
+    keepComments: false,
+    readability: 'prose',
+    furniture: null,
+    repeated: 'none',
+    focus: null,
+  },
+  forum: {
+    type: 'forum',
+    keepComments: true,
+    readability: 'never',
+    furniture: FORUM_FURNITURE,
+    repeated: 'all',
+    focus: null,
+  },
+  product: {
+    type: 'product',
+    keepComments: false,
+    readability: 'prose',
+    furniture: PRODUCT_FURNITURE,
+    repeated: 'links',
+    focus: 'product',
+  },
+  collection: {
+    type: 'collection',
+    keepComments: false,
+    readability: 'never',
+    furniture: null,
+    repeated: 'links',
+    focus: null,
+  },
+  listing: {
+    type: 'listing',
+    keepComments: false,
+    readability: 'never',
+    furniture: null,
+    repeated: 'links',
+    focus: 'grid',
+  },
+  documentation: {
+    type: 'documentation',
+    keepComments: false,
+    readability: 'never',
+    furniture: null,
+    repeated: 'none',
+    focus: null,
+  },
+  service: {
+    type: 'service',
+    keepComments: false,
+    readability: 'prose',
+    furniture: null,
+    repeated: 'links',
+    focus: null,
+    proseCover: 0.8,
+  },
+  other: { type: 'other', keepComments: false, readability: 'prose', furniture: null, repeated: 'links', focus: null },
 };
 
 // Readability's looser retries suit pages whose markup says article; classified ones keep the prose test.
