@@ -9,7 +9,7 @@
  * keywords does not), and no run of more than five nouns, names and adjectives in a row (a keyword pile that a
  * tagger happened to give a verb). Deterministic: the tags are wink's, which do not depend on what it read before.
  */
-import type { ItemSentence, WinkMethods } from 'wink-nlp';
+import type { WinkMethods } from 'wink-nlp';
 import { createWink } from '../../wink.ts';
 
 export type BlockKind = 'heading' | 'paragraph' | 'list' | 'table' | 'code';
@@ -209,11 +209,18 @@ export function analyzeText(markdown: string, reuse?: AnalyzedText): AnalyzedTex
       }
       nlp ??= wink();
       const doc = nlp.readDoc(b.text.replaceAll('’', "'"));
-      doc.sentences().each((s: ItemSentence) => {
-        const tokens = s.tokens();
-        const values = tokens.out(its().value) as string[];
-        const types = tokens.out(its().type) as string[];
-        const tags = tokens.out(its().pos) as string[];
+      // One read of the block's tokens; sentences are spans of them (fewer calls into wink than per sentence).
+      const all = doc.tokens();
+      const tokenValues = all.out(its().value) as string[];
+      const tokenTypes = all.out(its().type) as string[];
+      const tokenTags = all.out(its().pos) as string[];
+      const spans = doc.sentences().out(its().span) as unknown as [number, number][];
+      const texts = doc.sentences().out() as string[];
+      spans.forEach(([from, to], k) => {
+        const values = tokenValues.slice(from, to + 1);
+        const types = tokenTypes.slice(from, to + 1);
+        const tags = tokenTags.slice(from, to + 1);
+        const text = texts[k] ?? values.join(' ');
         const words: string[] = [];
         const wtags: string[] = [];
         let functionWords = 0;
@@ -241,7 +248,6 @@ export function analyzeText(markdown: string, reuse?: AnalyzedText): AnalyzedTex
           }
         });
         if (!words.length) return;
-        const text = s.out();
         const reason = judge(words.length, hasVerb, functionWords, nounRun, /[.!?]["'”’)]*\s*$/.test(text));
         sentences.push({
           text,
