@@ -45,6 +45,9 @@ const SHORT_TEXTS: readonly (readonly [string, RegExp])[] = [
     'productTexts',
     /\b(?:add to cart|add to bag|add to basket|in stock|out of stock|free shipping|sku|quantity|qty|size guide|buy now|shipping|returns)\b/i,
   ],
+];
+// Interface labels (under 60 characters: buttons, links, headings) that name a type.
+const LABELS: readonly (readonly [string, RegExp])[] = [
   [
     'collectionTexts',
     /\b(?:sort by|sort|filters?|refine|showing \d|\d+ (?:items|products|results)|results for|shop all|shop now|compare|view all products|quick (?:view|shop))\b/i,
@@ -58,6 +61,8 @@ const SHORT_TEXTS: readonly (readonly [string, RegExp])[] = [
     /\b(?:edit (?:this|on) (?:page|github)|on this page|in this (?:article|section|page)|table of contents|contents|parameters|returns|arguments|syntax|example|examples|deprecated|since version|api reference|copy(?: code)?|see also|was this (?:page|article) helpful|next|previous)\b/i,
   ],
 ];
+// One test for every phrase above: most texts hold none, and one pass over a text costs less than five.
+const ANY_PHRASE = new RegExp([...SHORT_TEXTS, ...LABELS].map(([, re]) => re.source).join('|'), 'i');
 const SERVICE_TEXT =
   /\b(?:our services|free (?:quote|estimate|consultation)|get a quote|request a quote|contact us|call us|call now|book (?:now|an appointment|online)|schedule (?:a|your)|service areas?|areas? we serve|licensed|insured|years of experience|why choose|enroll|apply now|tuition|our team)\b/i;
 // A pagination link's whole text: a page number, or next/previous/older/more.
@@ -161,7 +166,7 @@ function priceNear(h1: TNode, index: ReadonlyMap<TNode, number>, acc: readonly A
 function readSubtrees(nodes: readonly TNode[], index: ReadonlyMap<TNode, number>, out: PageSignals): Acc[] {
   const acc: Acc[] = new Array<Acc>(nodes.length);
   const texts: Record<string, number> = { priceTexts: 0, dateTexts: 0, serviceTexts: 0, pageLinks: 0 };
-  for (const [name] of SHORT_TEXTS) texts[name] = 0;
+  for (const [name] of [...SHORT_TEXTS, ...LABELS]) texts[name] = 0;
   for (let i = nodes.length - 1; i >= 0; i--) {
     const n = nodes[i] as TNode;
     const a: Acc = {
@@ -209,7 +214,10 @@ function readText(k: string, tag: string, a: Acc, texts: Record<string, number>)
       a.hasDate = true;
       add('dateTexts');
     }
-    for (const [name, re] of SHORT_TEXTS) if (re.test(k)) add(name);
+    if (ANY_PHRASE.test(k)) {
+      for (const [name, re] of SHORT_TEXTS) if (re.test(k)) add(name);
+      if (k.length < 60) for (const [name, re] of LABELS) if (re.test(k)) add(name);
+    }
   }
   if (SERVICE_TEXT.test(k)) add('serviceTexts');
 }
