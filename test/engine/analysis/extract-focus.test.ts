@@ -76,4 +76,22 @@ describe('extract: narrowing by page type', () => {
     expect(e.mainText).not.toContain('quoted');
     expect(e.mainText).not.toContain('Posted May');
   });
+
+  it('leaves the comments under a question or an answer out of a Q&A thread, and keeps a thread of replies', () => {
+    const comments = (i: number): string =>
+      `<div class="comments js-comments-container"><ul><li>${sentence(`remark${i}`, i)}</li></ul></div>`;
+    const qa = page(
+      `<main><h1>Question</h1><div class="question"><p>${prose('question', 2)}</p>${comments(0)}</div>` +
+        `<div class="answer"><p>${prose('answer', 2)}</p>${comments(1)}</div></main>`,
+    );
+    const e = extract(qa, { pageType: 'forum' });
+    expect(e.mainText).toContain('The answer');
+    expect(e.mainText).not.toContain('remark');
+    const replies = Array.from({ length: 3 }, (_, i) => `<li class="comment">${sentence(`reply${i}`, i)}</li>`);
+    const thread = page(
+      `<main><div class="story"><h1>Story</h1><p>${sentence('story', 0)}</p></div>` +
+        `<ol class="comments">${replies.join('')}</ol></main>`,
+    );
+    expect(extract(thread, { pageType: 'forum' }).mainText).toContain('reply2');
+  });
 });

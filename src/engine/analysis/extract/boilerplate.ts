@@ -103,27 +103,44 @@ export interface FurnitureOptions {
   keepComments: boolean;
   /** Class or id tokens that are furniture on this page type only (reviews on a product page). */
   typeFurniture?: RegExp | null;
+  /**
+   * Class or id tokens that are furniture inside a question or an answer only: the comment threads under each post
+   * of a Q&A site, while a thread's own list of replies (not inside a post) stays.
+   */
+  inPostFurniture?: RegExp | null;
+}
+
+const POST_TOKEN = /^(?:question|answer|post-layout)$/;
+
+function isPost(node: TNode): boolean {
+  return node.attrs.length > 0 && node.attrs.split(/\s+/).some((t) => POST_TOKEN.test(t));
 }
 
 /** Sets `removed` on furniture subtrees under `root`. */
 export function markFurniture(root: TNode, options: FurnitureOptions): void {
   const total = Math.max(1, root.chars);
-  const stack: [TNode, boolean][] = [[root, false]];
+  const stack: [TNode, boolean, boolean][] = [[root, false, false]];
+  const inPostFurniture = options.inPostFurniture;
   while (stack.length > 0) {
-    const [node, inMain] = stack.pop() as [TNode, boolean];
+    const [node, inMain, inPost] = stack.pop() as [TNode, boolean, boolean];
     const share = node.chars / total;
     if (
       node !== root &&
       share < 0.9 &&
-      isFurniture(node, inMain, options) &&
+      (isFurniture(node, inMain, options) || (inPost && hasToken(node, inPostFurniture))) &&
       (share < options.maxShare || isSemantic(node))
     ) {
       node.removed = true;
       continue;
     }
     const nowInMain = inMain || node.tag === 'main' || node.tag === 'article';
-    for (const k of node.kids) if (typeof k !== 'string') stack.push([k, nowInMain]);
+    const nowInPost = inPost || (!!inPostFurniture && isPost(node));
+    for (const k of node.kids) if (typeof k !== 'string') stack.push([k, nowInMain, nowInPost]);
   }
+}
+
+function hasToken(node: TNode, pattern: RegExp | null | undefined): boolean {
+  return !!pattern && node.attrs.length > 0 && node.attrs.split(/\s+/).some((t) => pattern.test(t));
 }
 
 // Furniture by tag or ARIA role: trusted even when it holds much of a small page's text.

@@ -41,11 +41,16 @@ export function broadContent(root: TNode, nodes: readonly TNode[], profile: Extr
 
 /** Whether two profiles mark the same furniture, so one's broad candidate serves the other. */
 export function sameFurniture(a: ExtractionProfile, b: ExtractionProfile): boolean {
-  return a.keepComments === b.keepComments && a.furniture === b.furniture;
+  return a.keepComments === b.keepComments && a.furniture === b.furniture && a.inPostFurniture === b.inPostFurniture;
 }
 
 function furnitureOptions(profile: ExtractionProfile): FurnitureOptions {
-  return { maxShare: 0.5, keepComments: profile.keepComments, typeFurniture: profile.furniture };
+  return {
+    maxShare: 0.5,
+    keepComments: profile.keepComments,
+    typeFurniture: profile.furniture,
+    inPostFurniture: profile.inPostFurniture,
+  };
 }
 
 /**

@@ -35,6 +35,8 @@ export interface ExtractionProfile {
    * (main-content.ts). A service page tells its offer in several sections, and Readability often keeps only one.
    */
   proseCover?: number;
+  /** Class or id tokens that are furniture inside a question or answer only (boilerplate.ts). */
+  inPostFurniture?: RegExp;
 }
 
 // On a product page the reviews, ratings and carousels of other products surround the description and specifications.
@@ -62,6 +64,7 @@ const PROFILES: Record<PageType | 'other', ExtractionProfile> = {
     furniture: FORUM_FURNITURE,
     repeated: 'all',
     focus: null,
+    inPostFurniture: /^(?:[a-z0-9]+-)?comments(?:-[a-z0-9]+)?$/,
   },
   product: {
     type: 'product',
