@@ -44,12 +44,14 @@ const scoresOf = (slug: string) =>
   Object.fromEntries(LABELS.map((l) => [l, scored.get(slug)![l].rankabilityScore])) as Record<Label, number>;
 
 describe('the calibration set', () => {
-  it('has at least 4 topics of 5-8 competitor pages, each run comparing at least 5 of them', () => {
+  it('has at least 4 topics of 5-8 competitor pages, each run comparing at least 4 of them', () => {
     expect(topics.length).toBeGreaterThanOrEqual(4);
     for (const topic of topics) {
       expect(topic.pages.length, topic.slug).toBeGreaterThanOrEqual(5);
       expect(topic.pages.length, topic.slug).toBeLessThanOrEqual(8);
-      expect(w.runs.get(topic.slug)!.result.competitorCount, topic.slug).toBeGreaterThanOrEqual(5);
+      // A page of another type than the search intent's is left out (the water-heater topic's articles beside its
+      // service pages): the run compares the rest.
+      expect(w.runs.get(topic.slug)!.result.competitorCount, topic.slug).toBeGreaterThanOrEqual(4);
     }
   });
 
