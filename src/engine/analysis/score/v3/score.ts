@@ -31,7 +31,7 @@ import { originality, type CopiedPassage } from './originality.ts';
 import { headingAndMetadataChecks, lengthCheck, structureChecks, type Thoroughness } from './page-checks.ts';
 import { pageText } from './page-text.ts';
 import { prose } from './prose.ts';
-import { analyzeText } from './text.ts';
+import { analyzeText, type AnalyzedText } from './text.ts';
 import { answerCheck, originalityCheck, proseChecks, readabilityChecks } from './writing.ts';
 
 /** The points of every check: 100 in all. */
@@ -69,9 +69,17 @@ export function withoutPassages(markdown: string, passages: readonly CopiedPassa
  * How much the text is about the keyword, 0-1: half for the keyword's words anywhere in the title, H1 or text, half
  * for the model's terms it covers (full from 40% of their weighted credit).
  */
-export function topicality(source: AnalyzedPage, model: CompetitorModel, rows: readonly CoverageRow[]): number {
+export function topicality(
+  source: AnalyzedPage,
+  model: CompetitorModel,
+  rows: readonly CoverageRow[],
+  text: AnalyzedText,
+): number {
   const e = source.extraction;
-  const head = headShare(model.head, stemSet(`${e.title}\n${e.h1}\n${e.mainText}`, model.language));
+  // The text's words are its blocks' (read once already); the title and H1 are added.
+  const stems = stemSet(`${e.title}\n${e.h1}`, model.language);
+  for (const b of text.blocks) for (const st of stemSet(b.text, model.language)) stems.add(st);
+  const head = headShare(model.head, stems);
   const terms = rows.filter((r) => r.model.kind === 'term');
   const weight = terms.reduce((a, r) => a + r.model.importance, 0);
   const credit = weight ? terms.reduce((a, r) => a + r.model.importance * r.credit.credit, 0) / weight : 1;
@@ -133,9 +141,9 @@ export function scoreV3(
   const ownMarkdown = withoutPassages(text.markdown, copied.passages);
   const own = ownMarkdown === text.markdown ? text.analyzed : analyzeText(ownMarkdown, text.analyzed);
   const ownPlaces = placementsOf(own);
-  const words = placementsOf(text.analyzed).words;
+  const words = text.analyzed.words;
   const rows = coverageRows(model, ownPlaces, words);
-  const t = topicality(source, model, rows);
+  const t = topicality(source, model, rows, text.analyzed);
   const coverage = coverageChecks(rows, model.pageCount, words, POINTS);
   const facts = factCoverage(own, model.v3.facts, model.keyword);
   const factResult = factChecks(model.v3.facts, facts, model.pageCount, POINTS.facts);
