@@ -19,17 +19,8 @@ import type { PageType } from '../analysis/page-type/index.ts';
 import { documentKey } from '../rendering/document-key.ts';
 import { isMismatch, mismatchDetail, searchIntent, type SearchIntent } from './search-intent.ts';
 
-/** Every reason a ranking page is not a competitor; the contract's enum (contract.ts) lists the same. */
-export const EXCLUSION_REASONS = [
-  'same_site',
-  'excluded_domain',
-  'domain_cap',
-  'off_topic',
-  'unfetchable',
-  'not_html',
-  'page_type_mismatch',
-] as const;
-export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
+export { EXCLUSION_REASONS, type ExclusionReason } from './exclusions.ts';
+import type { ExclusionReason } from './exclusions.ts';
 
 export interface ExcludedCompetitor {
   url: string;

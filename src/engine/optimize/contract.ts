@@ -4,9 +4,9 @@
  * them) and the store types the optimization's JSON columns with them (src/store/json-columns.ts).
  */
 import { z } from 'zod';
-import { PAGE_TYPES } from '../analysis/page-type/index.ts';
+import { PAGE_TYPES } from '../analysis/page-type/types.ts';
 import { RECOMMENDATION_KINDS } from '../analysis/score/types.ts';
-import { EXCLUSION_REASONS } from './competitors.ts';
+import { EXCLUSION_REASONS } from './exclusions.ts';
 
 /** Recommendations score_content's summary view carries, most points first. */
 export const SUMMARY_RECOMMENDATIONS = 10;

@@ -9,8 +9,9 @@ import { pageFeatures } from './features.ts';
 import { predict } from './softmax.ts';
 import { PAGE_TYPE_MODEL } from './weights.ts';
 
-export const PAGE_TYPES = ['article', 'forum', 'product', 'collection', 'listing', 'documentation', 'service'] as const;
-export type PageType = (typeof PAGE_TYPES)[number];
+import { PAGE_TYPES, type PageType } from './types.ts';
+
+export { PAGE_TYPES, type PageType };
 
 export interface PageTypeResult {
   type: PageType;

@@ -188,23 +188,20 @@ describe('terms are credited by saturation', () => {
 
   // A term's credit saturates only at the whole target (2.47 uses here: the median rate at the page's length), so the
   // advice states the target rounded up: a page is never told to use a term more while already meeting what it says.
-  it(
-    'never tells a page to use a term more, in sentences, while stating a target its sentences already meet',
-    () => {
-      const sentences = `${BASE}\n## Notes\n\nThe limescale came back within a week of the last clean. A thin layer of limescale is easy to shift with a short soak.\n`;
-      const r = score(sentences);
-      expect(row(r, 'limescale')).toMatchObject({ sourceUses: 2, status: 'ok' });
-      const stated = (x: { recommendation: string }) => {
-        // Only advice on uses that are all in sentences: "N times now; ... about M times".
-        const m = /: (\d+) times? now; .* about (\d+) times?/.exec(x.recommendation);
-        return m && { now: Number(m[1]), target: Number(m[2]) };
-      };
-      for (const x of [...r.recommendations, ...score(EXPERT).recommendations].filter((y) => y.kind === 'use_more')) {
-        const s = stated(x);
-        if (s) expect(s.target, x.recommendation).toBeGreaterThan(s.now);
-      }
-    },
-  );
+  it('never tells a page to use a term more, in sentences, while stating a target its sentences already meet', () => {
+    const sentences = `${BASE}\n## Notes\n\nThe limescale came back within a week of the last clean. A thin layer of limescale is easy to shift with a short soak.\n`;
+    const r = score(sentences);
+    expect(row(r, 'limescale')).toMatchObject({ sourceUses: 2, status: 'ok' });
+    const stated = (x: { recommendation: string }) => {
+      // Only advice on uses that are all in sentences: "N times now; ... about M times".
+      const m = /: (\d+) times? now; .* about (\d+) times?/.exec(x.recommendation);
+      return m && { now: Number(m[1]), target: Number(m[2]) };
+    };
+    for (const x of [...r.recommendations, ...score(EXPERT).recommendations].filter((y) => y.kind === 'use_more')) {
+      const s = stated(x);
+      if (s) expect(s.target, x.recommendation).toBeGreaterThan(s.now);
+    }
+  });
 });
 
 /** A page far longer than the ranking pages that covers little of them: the stub and a long family story. */
