@@ -43,8 +43,9 @@ import {
   type Label,
   type RunForSalad,
   type ScoreAnswer,
+  startArchiveApp,
 } from '../test/optimize/helpers/calibration.ts';
-import { startTestApp, type TestApp } from '../test/helpers/app.ts';
+import type { TestApp } from '../test/helpers/app.ts';
 import { composePage } from '../scripts/build-sample-archive.ts';
 import { table } from './lib/harness.ts';
 
@@ -275,15 +276,7 @@ async function score(t: TestApp, key: string, id: string, markdown: string): Pro
 /** Runs both Optimize runs on the sample archive and scores the labelled texts against each. */
 export async function sampleReport(): Promise<SampleReport> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-api-bench-sample-report-'));
-  const t = await startTestApp({
-    env: {
-      AGENT_API_OFFLINE: '1',
-      SERP_PROVIDER: 'archive',
-      AGENT_API_WEB_ARCHIVE: ARCHIVE,
-      AGENT_API_ARCHIVE_INDEX_DIR: join(dir, 'index'),
-      AGENT_API_POLL_MS: '60000',
-    },
-  });
+  const t = await startArchiveApp(ARCHIVE, dir);
   try {
     const { key } = await t.tenant('agency');
     const ids = new Map<string, string>();

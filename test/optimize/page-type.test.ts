@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serializeExchange, uuidV5RecordId } from '../../src/providers/web/archive/writer.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { startArchiveApp } from './helpers/calibration.ts';
 import { structured } from '../helpers/mcp.ts';
 import {
   getOptimization,
@@ -121,15 +122,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'page-type-intent-'));
   const warc = join(dir, 'page-type-intent.warc.gz');
   await writeArchive(warc);
-  t = await startTestApp({
-    env: {
-      AGENT_API_OFFLINE: '1',
-      SERP_PROVIDER: 'archive',
-      AGENT_API_WEB_ARCHIVE: warc,
-      AGENT_API_ARCHIVE_INDEX_DIR: join(dir, 'index'),
-      AGENT_API_POLL_MS: '60000',
-    },
-  });
+  t = await startArchiveApp(warc, dir);
   void t.engine.analysis.analyzer;
   key = (await t.tenant('agency')).key;
   main = await run({ url: TARGET });

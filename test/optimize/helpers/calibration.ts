@@ -262,21 +262,29 @@ export interface CalibrationWorld {
 }
 
 /**
+ * A real app whose only web and search is `archive` (offline), its index in `dir`, the runner driven by the test
+ * (`runUntilIdle`), not by polling.
+ */
+export function startArchiveApp(archive: string, dir: string): Promise<TestApp> {
+  return startTestApp({
+    env: {
+      AGENT_API_OFFLINE: '1',
+      SERP_PROVIDER: 'archive',
+      AGENT_API_WEB_ARCHIVE: archive,
+      AGENT_API_ARCHIVE_INDEX_DIR: join(dir, 'index'),
+      AGENT_API_POLL_MS: '60000',
+    },
+  });
+}
+
+/**
  * A real app whose only web is the calibration archive (offline, archive search), with one finished Optimize run
  * per topic. `dir` holds the archive and its index.
  */
 export async function startCalibration(dir: string, topics = loadTopics()): Promise<CalibrationWorld> {
   const warc = join(dir, 'calibration.warc.gz');
   await writeCalibrationArchive(warc, topics);
-  const t = await startTestApp({
-    env: {
-      AGENT_API_OFFLINE: '1',
-      SERP_PROVIDER: 'archive',
-      AGENT_API_WEB_ARCHIVE: warc,
-      AGENT_API_ARCHIVE_INDEX_DIR: join(dir, 'index'),
-      AGENT_API_POLL_MS: '60000',
-    },
-  });
+  const t = await startArchiveApp(warc, dir);
   try {
     const { key } = await t.tenant('agency');
     const started = new Map<string, string>();

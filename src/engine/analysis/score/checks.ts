@@ -45,6 +45,30 @@ export function check(
   return { id, category, label, earned, possible, evidence, recommendation: earned < possible ? recommendation : null };
 }
 
+/** The coverage checks' evidence: how many terms or names have each status, with examples. */
+export function statusEvidence(by: (s: UsageStatus) => string[]) {
+  return {
+    ok: by('ok').length,
+    under: by('under').length,
+    over: by('over').length,
+    missing: by('missing').length,
+    missing_examples: by('missing').slice(0, 10),
+    under_examples: by('under').slice(0, 10),
+    over_examples: by('over').slice(0, 10),
+  };
+}
+
+/** The coverage checks' summary: what is missing, underused (`how` to use them more) and overused. */
+export function statusAdvice(what: string, by: (s: UsageStatus) => string[], how: string): string {
+  return [
+    by('missing').length ? `Cover ${what} the ranking pages use that this page lacks: ${list(by('missing'))}.` : '',
+    by('under').length ? `Use these more, ${how}: ${list(by('under'))}.` : '',
+    by('over').length ? `Use these less often: ${list(by('over'))}.` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
 /** A page's uses of a model term: in the text, and in headings and the title. */
 export interface TermUse {
   count: number;
@@ -215,11 +239,6 @@ function coverageChecks(i: CheckInput, rows: { terms: TermRow[]; entities: TermR
       const points = round2((g.possible * r.model.importance * (1 - STATUS_CREDIT[r.status])) / total);
       advice.push(termAdvice(r, g.id, points, words, current, i.model.pageCount));
     }
-    const parts = [
-      by('missing').length ? `Cover ${g.what} the ranking pages use that this page lacks: ${list(by('missing'))}.` : '',
-      by('under').length ? `Use these more, as the ranking pages do: ${list(by('under'))}.` : '',
-      by('over').length ? `Use these less often: ${list(by('over'))}.` : '',
-    ].filter(Boolean);
     details.push(
       check(
         'coverage',
@@ -227,18 +246,8 @@ function coverageChecks(i: CheckInput, rows: { terms: TermRow[]; entities: TermR
         g.label,
         g.possible,
         earnedWeight / total,
-        {
-          considered: g.rows.length,
-          target_words: words,
-          ok: by('ok').length,
-          under: by('under').length,
-          over: by('over').length,
-          missing: by('missing').length,
-          missing_examples: by('missing').slice(0, 10),
-          under_examples: by('under').slice(0, 10),
-          over_examples: by('over').slice(0, 10),
-        },
-        parts.join(' '),
+        { considered: g.rows.length, target_words: words, ...statusEvidence(by) },
+        statusAdvice(g.what, by, 'as the ranking pages do'),
       ),
     );
   }

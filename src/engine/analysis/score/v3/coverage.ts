@@ -5,7 +5,7 @@
  * or overuses gets its advice, with the points it would add and the counts behind it.
  */
 import type { UsageStatus } from '../../terms/types.ts';
-import { check, list } from '../checks.ts';
+import { check, statusAdvice, statusEvidence } from '../checks.ts';
 import type { CompetitorModel, ModelTerm } from '../model.ts';
 import type { EntityRow, ScoreCheck, TermAdvice } from '../types.ts';
 import { rateKey, type ModelV3, type TermRates } from './model.ts';
@@ -155,25 +155,9 @@ export function coverageChecks(
         g.label,
         possible,
         earned / total,
-        {
-          considered: inGroup.length,
-          ok: by('ok').length,
-          under: by('under').length,
-          over: by('over').length,
-          missing: by('missing').length,
-          missing_examples: by('missing').slice(0, 10),
-          under_examples: by('under').slice(0, 10),
-          over_examples: by('over').slice(0, 10),
-        },
-        [
-          by('missing').length
-            ? `Cover ${g.what} the ranking pages use that this page lacks: ${list(by('missing'))}.`
-            : '',
-          by('under').length ? `Use these more, in sentences: ${list(by('under'))}.` : '',
-          by('over').length ? `Use these less often: ${list(by('over'))}.` : '',
-        ]
-          .join(' ')
-          .trim() || `Use the ${g.what} in sentences, not only in headings, lists or fragments.`,
+        { considered: inGroup.length, ...statusEvidence(by) },
+        statusAdvice(g.what, by, 'in sentences') ||
+          `Use the ${g.what} in sentences, not only in headings, lists or fragments.`,
       ),
     );
   }
