@@ -146,3 +146,19 @@ describe('generic English weighs little', () => {
     expect(imp('time')).toBeLessThan(imp('portafilter') / 2);
   });
 });
+
+describe('quantities', () => {
+  it('never starts a term with the unit or the word glued to a number: 58 mm, 9-bar, 3-way', () => {
+    const d = analyzer.analyzeDocument({
+      text:
+        'The machine takes a 58 mm portafilter. Do the 9-bar OPV spring mod on day one. ' +
+        'A 3-way solenoid valve dries the puck; a three-way solenoid valve too. Buy 2 espresso machines for the office.',
+    });
+    const all = keys(d);
+    for (const fragment of ['mm portafilter', 'bar opv spring', 'bar OPV spring', 'way solenoid valve', 'way solenoid'])
+      expect(all, fragment).not.toContain(fragment);
+    expect(all).toContain('portafilter');
+    expect(all).toContain('solenoid valve');
+    expect(all).toContain('espresso machine');
+  });
+});

@@ -22,6 +22,7 @@ import { registrableDomain } from '../site.ts';
 import { primaryLanguage } from '../terms/document.ts';
 import { isGenericWord } from '../terms/frequency.ts';
 import type { EntityStat, TermStat } from '../terms/types.ts';
+import { UNITS } from '../terms/units.ts';
 import { runIn, tokenize } from '../words.ts';
 
 export interface SiteFacts {
@@ -30,17 +31,6 @@ export interface SiteFacts {
   /** Names the site gives itself. */
   names: string[];
 }
-
-/** Units of measure: never a topic on their own. */
-const UNITS = new Set(
-  `in inch inches ft foot feet yd yard yards mi mile miles mm cm m km meter meters metre metres g kg gram grams
-  kilogram kilograms lb lbs pound pounds oz ounce ounces ml l liter liters litre litres gal gallon gallons qt quart
-  quarts cup cups tbsp tsp w kw kwh mw mwh wh watt watts kilowatt kilowatts volt volts v amp amps a hz khz mhz ghz
-  btu btus psi bar mph kph rpm sec secs second seconds min mins minute minutes hr hrs hour hours day days week weeks
-  month months year years percent pct degree degrees °f °c f c k mb gb tb kb ppm ppb mg mcg ml cc db dpi fps`
-    .split(/\s+/)
-    .filter(Boolean),
-);
 
 /** Of a longer term that contains a shorter one: the shares of its pages and uses that make the shorter one part of it. */
 const SUBSUME_PAGES = 0.8;

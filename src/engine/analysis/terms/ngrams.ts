@@ -3,10 +3,13 @@
  * word that can head a noun phrase (LexToken.head), so adjectives and `-ing` forms count only before a noun: a stop word,
  * number, symbol, punctuation mark, sentence or line boundary ends the run, so `espresso machines, grinders` gives
  * `espresso machine` but never `machine grinder`. The one exception is a hyphen written without spaces
- * (`running-shoe`), which joins like a space and shows as a hyphen in the display form.
+ * (`running-shoe`), which joins like a space and shows as a hyphen in the display form. A unit after a number, or a
+ * word glued to one (`58 mm portafilter`, `9-bar OPV spring`, `3-way valve`), belongs to the quantity: it starts no
+ * term, so the terms are `portafilter`, `OPV spring` and `valve`, never `mm portafilter` or `bar OPV spring`.
  */
 import type { LexToken } from './tokens.ts';
 import { compareStrings, isCjk, isHyphen } from './tokens.ts';
+import { UNITS } from './units.ts';
 
 export const MAX_N = 3;
 
@@ -46,6 +49,8 @@ export function countNgrams(
   let g3 = ' ';
   let length = 0;
   let joiner = ' ';
+  // The token before is a number, or a number and a hyphen written without spaces (`9-`).
+  let quantity = false;
   const add = (key: string, n: 1 | 2 | 3, form: string): void => {
     let acc = table.get(key);
     if (!acc) {
@@ -73,8 +78,16 @@ export function countNgrams(
         next.key !== '';
       if (bridges) joiner = '-';
       else length = 0;
+      quantity =
+        t.kind === 'number' || t.pos === 'NUM' || (quantity && isHyphen(t.surface) && !t.spaceBefore && !t.breakBefore);
       continue;
     }
+    if (quantity && !t.breakBefore && (!t.spaceBefore || UNITS.has(t.norm))) {
+      quantity = false;
+      length = 0;
+      continue;
+    }
+    quantity = false;
     if (length === 0) joiner = ' ';
     // Shift the window: the old newest becomes second, the old second becomes oldest.
     const glue =
