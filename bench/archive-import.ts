@@ -6,7 +6,7 @@
  * - **in process**: archiveImport on the gzipped files as they are, without --base-url (what a user gets: pages that
  *   name no URL refused, duplicates reported) and with one (every page written), with the CPU time of all threads
  *   per page, the event loop's busy time per page, and the size written.
- * - **side by side**: the command line of REF (default: the import before issue 22, all or nothing) and of this
+ * - **side by side**: the command line of REF (default: the import before it became resumable, all or nothing) and of this
  *   checkout, both through tsx on the same pages gunzipped to `.html` (REF reads no `.gz`) with --base-url (REF
  *   writes nothing if one file lacks a URL). Wall time, start-up included. REF's sources come from `git archive`,
  *   run against this checkout's node_modules.
@@ -34,7 +34,7 @@ import { datasetsRoot } from './lib/extraction-datasets.ts';
 import { processCpuMs, table } from './lib/harness.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-/** The import before issue 22: all or nothing, the whole page parsed, level-9 gzip, digests in WebAssembly. */
+/** The import before it became resumable: all or nothing, the whole page parsed, level-9 gzip, digests in WebAssembly. */
 const BEFORE = 'e6a42c2';
 const BASE_URL = 'https://wcxb.example/';
 const GOAL = 100;

@@ -6,7 +6,7 @@
  *  2. Streamable HTTP `tools/call get_usage` calls/s: ours in 2026-07-28 (stateless, `_meta` envelope), ours in
  *     2025-11-25 (sessions), and a minimal `createMcpHandler` server in 2026-07-28; raw POSTs with pre-built bodies.
  *  3. `tools/list` result bytes for an all-scope key and for a `reporter:read` key, in both eras.
- *  4. `answers`: what an assistant's context pays (issue 22), new defaults beside the whole answers: `tools/list`
+ *  4. `answers`: what an assistant's context pays, new defaults beside the whole answers: `tools/list`
  *     against the figures of commit e6a42c2 (before), `score_content` for a 3,000-word draft (default vs `view=full`,
  *     today's whole answer and the old default) and `get_content_artifacts` for a 1,500-word job (default vs
  *     `include=all`, the old default), as REST bodies and as whole MCP results; in-process, offline sample archive.
@@ -464,7 +464,7 @@ async function toolsListSizes(env: Record<string, string>, allKey: string, reade
 // 4. answers sized for an assistant
 
 /**
- * `tools/list` JSON bytes (the `tools` result, as section 3 counts them) at commit e6a42c2, before issue 22: the same
+ * `tools/list` JSON bytes (the `tools` result, as section 3 counts them) at commit e6a42c2, before the smaller defaults: the same
  * bench run on that commit (`npm run bench -- mcp bytes`). Old code cannot run beside the new, so they are recorded.
  */
 const TOOL_LIST_BEFORE = { modern: 39_471, legacy: 39_440 };

@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- terms [--all]`: are the terms Optimize recommends what a practitioner would write into a brief?
- * (issue 24, section 2). For several topics it prints the top 25 recommended terms and names before (the term
+ * For several topics it prints the top 25 recommended terms and names before (the term
  * analyser of BASELINE, checked out beside this tree with `git worktree`, sharing node_modules) and after (this
  * tree), each with the flag a rule-based judge gives it, the share flagged per topic, and the analyser's cost per
  * 3,000-word document in both trees.
@@ -36,7 +36,7 @@ import { median, table } from './lib/harness.ts';
 import { ARCHIVE_PAIRS } from './lib/optimize-archive.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-/** The analyser before issue 24's term work (a006d25: the last commit with the verb/adverb terms and the typed list). */
+/** The analyser before the noun-phrase term work (a006d25: the last commit with the verb/adverb terms and the typed list). */
 export const BASELINE = 'a006d25';
 const TOP = 25;
 const MAX_PAGES = 10;

@@ -63,7 +63,7 @@ export function buildProviders(
   return {
     providers: {
       fetcher,
-      // Results are text from outside: cleaned of what inputs refuse before they can become sources (issue 22).
+      // Results are text from outside: cleaned of what inputs refuse before they can become sources.
       researchProvider: (platform) => cleanSearchResults(registry.researchProviderFor(platform)),
       writer: registry.writer,
       answerEngines: registry.answerEngines,

@@ -2,7 +2,7 @@
  * The characters text may not carry, in one place for both sides of the service: the input validator
  * (tools/common/text.ts) refuses them in every operation's text fields, and `cleanText` removes them from text taken
  * from pages and providers before it reaches an artifact. Sharing the classes is what keeps the service from
- * refusing its own output (a draft carrying U+0084 from a mis-decoded title, issue 22): change a class here and both
+ * refusing its own output (a draft carrying U+0084 from a mis-decoded title): change a class here and both
  * sides move together.
  *
  * - Every text refuses lone surrogates (not well-formed Unicode) and control characters: C0 (U+0000-U+001F), DEL

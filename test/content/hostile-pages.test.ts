@@ -23,7 +23,7 @@ import {
 } from './helpers/harness.ts';
 
 /**
- * The service accepts what it writes (issue 22 item 5). An archive of pages about one topic, every one hostile:
+ * The service accepts what it writes. An archive of pages about one topic, every one hostile:
  * UTF-8 declaring windows-1252 or ISO-8859-1 (a `™` read as `â\x84¢`), windows-1252 declaring UTF-8, and C0/C1
  * controls, DEL, U+FFFE, lone surrogates (as references), zero-width characters and bidirectional overrides in
  * titles, headings, descriptions, links, FAQs and prose. Content jobs (auto, stepped, imported page), an Autopilot

@@ -32,7 +32,7 @@ import {
 } from '../content/helpers/harness.ts';
 
 /**
- * Progress read from the state tables (issue 22 item 4): along every pipeline's steps, as the pipelines themselves
+ * Progress read from the state tables: along every pipeline's steps, as the pipelines themselves
  * list them, each view's progress rises at every new stage and is never 0 once a run has left `queued`. A stage
  * added to a pipeline is walked here without editing this test; a pipeline added without saying how its progress
  * reads fails the first test.

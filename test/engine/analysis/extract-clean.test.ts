@@ -6,7 +6,7 @@ import { textProblem } from '../../../src/tools/common/text.ts';
 import { hostileString, seeded, sprinkle } from '../../helpers/hostile-text.ts';
 
 /**
- * Text leaves the extraction layer clean of what operation inputs refuse (issue 22 item 5): every string of an
+ * Text leaves the extraction layer clean of what operation inputs refuse: every string of an
  * extraction passes the input validator, prose line by line (a sentence of it may become a brief's point), whatever
  * the page carried, raw or as character references.
  */

@@ -3,7 +3,7 @@ import { declaredCharset, decodeBody, detectCharset } from '../../../src/provide
 import { decodeText } from '../../../src/providers/web/archive/body.ts';
 
 /**
- * Decoding by the page's real charset (issue 22 item 5): a declaration is checked against the bytes, so a UTF-8 page
+ * Decoding by the page's real charset: a declaration is checked against the bytes, so a UTF-8 page
  * that declares windows-1252 or ISO-8859-1 (a server's default) and a windows-1252 page that declares or defaults to
  * UTF-8 both read right; a `™` never comes out as `â\x84¢`.
  */
