@@ -31,21 +31,18 @@ import { extract } from '../src/engine/analysis/extract/index.ts';
 import { classifyPage } from '../src/engine/analysis/page-type/index.ts';
 import {
   collage,
-  descriptionOf,
   EXPECTED,
   goals,
   holds,
   keywordSalad,
   LABELS,
   pairName,
-  titleOf,
   type CalibrationTopic,
   type Label,
   type RunForSalad,
-  type ScoreAnswer,
+  scoreMarkdown,
   startArchiveApp,
 } from '../test/optimize/helpers/calibration.ts';
-import type { TestApp } from '../test/helpers/app.ts';
 import { composePage } from '../scripts/build-sample-archive.ts';
 import { table } from './lib/harness.ts';
 
@@ -258,20 +255,7 @@ function git(args: string[]): string | null {
   }
 }
 
-async function score(t: TestApp, key: string, id: string, markdown: string): Promise<ScoreAnswer> {
-  const r = await t.request<ScoreAnswer>('POST', `/optimizations/${id}/score`, {
-    key,
-    body: {
-      content: markdown,
-      format: 'markdown',
-      title: titleOf(markdown),
-      meta_description: descriptionOf(markdown),
-      view: 'full',
-    },
-  });
-  if (r.status !== 200) throw new Error(`score against ${id}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body;
-}
+const score = scoreMarkdown;
 
 /** Runs both Optimize runs on the sample archive and scores the labelled texts against each. */
 export async function sampleReport(): Promise<SampleReport> {

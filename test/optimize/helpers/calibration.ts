@@ -261,6 +261,22 @@ export interface CalibrationWorld {
   close(): Promise<void>;
 }
 
+/** Scores markdown against a finished run through score_content over REST (its title and description as a page's). */
+export async function scoreMarkdown(t: TestApp, key: string, id: string, markdown: string): Promise<ScoreAnswer> {
+  const r = await t.request<ScoreAnswer>('POST', `/optimizations/${id}/score`, {
+    key,
+    body: {
+      content: markdown,
+      format: 'markdown',
+      title: titleOf(markdown),
+      meta_description: descriptionOf(markdown),
+      view: 'full',
+    },
+  });
+  if (r.status !== 200) throw new Error(`score against ${id}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
 /**
  * A real app whose only web and search is `archive` (offline), its index in `dir`, the runner driven by the test
  * (`runUntilIdle`), not by polling.
@@ -310,21 +326,7 @@ export async function startCalibration(dir: string, topics = loadTopics()): Prom
       key,
       topics,
       runs,
-      async score(slug, markdown) {
-        const id = runs.get(slug)!.id;
-        const r = await t.request<ScoreAnswer>('POST', `/optimizations/${id}/score`, {
-          key,
-          body: {
-            content: markdown,
-            format: 'markdown',
-            title: titleOf(markdown),
-            meta_description: descriptionOf(markdown),
-            view: 'full',
-          },
-        });
-        if (r.status !== 200) throw new Error(`score ${slug}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
-        return r.body;
-      },
+      score: (slug, markdown) => scoreMarkdown(t, key, runs.get(slug)!.id, markdown),
       close: () => t.close(),
     };
   } catch (err) {
