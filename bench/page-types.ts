@@ -19,13 +19,13 @@ import {
   formatConfusion,
   pageTypeAccuracy,
   writePageTypeWeights,
+  argmax,
 } from './lib/extraction-page-types.ts';
 import { extract } from '../src/engine/analysis/extract/index.ts';
 import type { Extraction } from '../src/engine/analysis/extract/types.ts';
 import {
   FEATURE_NAMES,
   PAGE_TYPES,
-  type SoftmaxModel,
   classifyPage,
   fitSoftmax,
   pageFeatures,
@@ -175,11 +175,6 @@ export function siteFolds(truth: readonly string[], sites: readonly string[], fo
     siteFold.set(site, k % folds);
     return k % folds;
   });
-}
-
-function argmax(model: SoftmaxModel, x: readonly number[]): string {
-  const p = predict(model, x);
-  return model.classes[p.indexOf(Math.max(...p))] ?? '';
 }
 
 /** Each page judged by a model fitted on the other folds. */

@@ -43,7 +43,8 @@ function accuracyByType(truth: readonly string[], predicted: readonly string[]):
   return out;
 }
 
-function argmax(model: SoftmaxModel, x: readonly number[]): string {
+/** The class a model gives the highest probability. */
+export function argmax(model: SoftmaxModel, x: readonly number[]): string {
   const p = predict(model, x);
   return model.classes[p.indexOf(Math.max(...p))] ?? '';
 }
